@@ -1,0 +1,18 @@
+"""roofline: the lecture's roofline model of LLM serving, one equation at a time.
+
+Modules
+-------
+symbols     the lecture's symbols with units
+decode      the decode-step equations (sympy) and numeric functions generated from them
+hardware    accelerator registry with sources
+models      model registry; KV bytes per token from the architecture
+hf          build a Model from a local Hugging Face ``config.json``
+deployment  a model on hardware: the equations with every input but batch and context filled in
+check       self-check helper for exercises
+"""
+
+from . import check, decode, deployment, hardware, models, symbols
+from .deployment import Deployment
+
+__all__ = ["Deployment", "check", "decode", "deployment", "hardware", "models", "symbols"]
+__version__ = "0.1.0"
