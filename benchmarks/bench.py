@@ -1,0 +1,89 @@
+"""Timings the project promises, measured on this machine.
+
+    python benchmarks/bench.py            # prints a table; --json for machine-readable output
+
+1. Step time over a 1000 x 1000 batch x context grid with the lambdified, input-checked
+   function, against evaluating the sympy expression point by point (``subs`` + ``evalf``).
+2. One widget update of chapter 1's figure: ``DecodeFigure.update(...)`` followed by a full
+   ``fig.canvas.draw()`` with the Agg backend, i.e. a slider change until the figure is redrawn.
+"""
+
+import argparse
+import json
+import statistics
+import time
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import sympy as sp  # noqa: E402
+
+import roofline  # noqa: E402
+from roofline import decode, plots  # noqa: E402
+
+
+def timed(fn, repeat):
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def bench_grid(repeat=15):
+    d = roofline.Deployment(roofline.models.get("DeepSeek (lecture)"), roofline.hardware.get("GB200"))
+    batch = np.logspace(0, 4, 1000)[:, None]
+    ctx = np.logspace(2, 6, 1000)[None, :]
+    grid_s = timed(lambda: d.step_time_s(batch, ctx), repeat)
+    # the same expression, one point at a time, through sympy
+    p = d.params
+    subs = {decode.ARGS[k]: v for k, v in p.items() if decode.ARGS[k] in decode.step_time.free_symbols}
+    pts = [(float(b), float(c)) for b, c in zip(np.logspace(0, 4, 200), np.logspace(2, 6, 200))]
+    t0 = time.perf_counter()
+    sym = [float(decode.step_time.subs({**subs, decode.ARGS["batch"]: b, decode.ARGS["len_ctx"]: c}).evalf())
+           for b, c in pts]
+    per_point_s = (time.perf_counter() - t0) / len(pts)
+    fast = d.step_time_s(np.array([b for b, _ in pts]), np.array([c for _, c in pts]))
+    assert np.allclose(fast, sym, rtol=1e-12), "lambdified and sympy disagree"
+    sympy_grid_s = per_point_s * batch.size * ctx.size
+    return {"grid_points": int(batch.size * ctx.size), "grid_median_ms": grid_s * 1e3,
+            "sympy_per_point_ms": per_point_s * 1e3, "sympy_grid_estimate_s": sympy_grid_s,
+            "speedup": sympy_grid_s / grid_s}
+
+
+def bench_widget(repeat=40):
+    models = [roofline.models.get(n) for n in ("DeepSeek (lecture)", "DeepSeek-V3", "Llama 3.1 70B")]
+    chips = [roofline.hardware.get(n) for n in ("GB200", "B200", "H100")]
+    precisions = ["fp4", "fp4", "fp8"]
+    deps = [roofline.Deployment(m, h, precision=p) for m, h, p in zip(models, chips, precisions)]
+    fig = plots.DecodeFigure(deps[0], len_ctx=4096)
+    fig.fig.canvas.draw()
+    state = {"i": 0}
+
+    def one_update():
+        i = state["i"] = state["i"] + 1
+        fig.update(deployment=deps[i % 3], len_ctx=[2048, 8192, 65536][i % 3], marker_batch=[64, 512, 4096][i % 3])
+        fig.fig.canvas.draw()
+
+    return {"widget_update_median_ms": timed(one_update, repeat) * 1e3}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    res = {**bench_grid(), **bench_widget()}
+    if args.json:
+        print(json.dumps(res, indent=2))
+        return
+    print(f"step time, {res['grid_points']:,} points (1000 x 1000): {res['grid_median_ms']:.1f} ms median (target <= 50)")
+    print(f"sympy subs+evalf per point: {res['sympy_per_point_ms']:.3f} ms -> {res['sympy_grid_estimate_s']:,.0f} s "
+          f"for the grid; speed-up {res['speedup']:,.0f}x")
+    print(f"widget update + redraw: {res['widget_update_median_ms']:.1f} ms median (target <= 50)")
+
+
+if __name__ == "__main__":
+    main()

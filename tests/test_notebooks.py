@@ -1,0 +1,105 @@
+"""Notebook hygiene: what nbval alone does not catch.
+
+nbval (run by the README's test command with ``--nbval notebooks``) re-executes every
+notebook and compares each output with the stored one. These tests add the rules
+nbval cannot see: a notebook saved half-run or out of order, an error output kept in
+the file, ``nbval-ignore-output`` on a cell that is not a widget cell, no static
+figure for a reader without a kernel, widget state that would make the published
+page fetch scripts from a CDN, and path hacks instead of the installed library.
+"""
+
+import json
+import pathlib
+import re
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+CHAPTERS = ["01_batch_size", "02_moe_layout", "03_pipeline_parallelism", "04_pipelining_memory",
+            "05_overtraining", "06_api_pricing", "07_crypto_and_nets"]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+WIDGET = re.compile(r"\b(widgets?\.|interact(ive)?(_output)?\(|ipywidgets|VBox|HBox|Slider|Dropdown)")
+IGNORE_TAGS = {"nbval-ignore-output", "nbval-skip", "raises-exception"}
+
+
+def source(cell):
+    s = cell.get("source", "")
+    return "".join(s) if isinstance(s, list) else s
+
+
+def code_cells(path):
+    nb = json.loads(path.read_text())
+    return nb, [c for c in nb["cells"] if c["cell_type"] == "code"]
+
+
+def ignores_output(cell):
+    tags = set(cell.get("metadata", {}).get("tags", []))
+    s = source(cell)
+    return bool(tags & IGNORE_TAGS) or "NBVAL_IGNORE_OUTPUT" in s or "NBVAL_SKIP" in s
+
+
+def test_there_are_notebooks_and_they_keep_their_names():
+    assert NOTEBOOKS, "no notebooks found"
+    for p in NOTEBOOKS:
+        assert p.stem in CHAPTERS, f"{p.name}: not one of the seven chapter names {CHAPTERS}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_executed_top_to_bottom_in_one_run(path):
+    _, cells = code_cells(path)
+    counts = [c.get("execution_count") for c in cells if source(c).strip()]
+    assert counts == list(range(1, len(counts) + 1)), (
+        f"{path.name}: execution counts {counts[:12]}...; restart the kernel, run all, save")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_no_error_outputs(path):
+    _, cells = code_cells(path)
+    errors = [source(c)[:60] for c in cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert not errors, f"{path.name}: error outputs in {errors}"
+    streams = [o.get("text", "") for c in cells for o in c.get("outputs", []) if o.get("name") == "stderr"]
+    assert not any("Traceback" in "".join(s) for s in streams), f"{path.name}: a traceback on stderr"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_only_widget_cells_ignore_output_and_key_results_are_compared(path):
+    _, cells = code_cells(path)
+    ignored = [c for c in cells if ignores_output(c)]
+    for c in ignored:
+        assert WIDGET.search(source(c)), f"{path.name}: a non-widget cell ignores its output: {source(c)[:60]!r}"
+        assert "nbval-skip" not in c.get("metadata", {}).get("tags", []), f"{path.name}: nbval-skip is not allowed"
+    assert len(ignored) <= 0.3 * len(cells), f"{path.name}: {len(ignored)} of {len(cells)} cells ignore output"
+    compared_text = [c for c in cells if not ignores_output(c) and any(
+        "text/plain" in o.get("data", {}) or o.get("output_type") == "stream" for o in c.get("outputs", []))]
+    assert len(compared_text) >= 10, f"{path.name}: too few strictly compared results ({len(compared_text)})"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_widget_figure_also_has_a_static_figure(path):
+    _, cells = code_cells(path)
+    static = [c for c in cells if not ignores_output(c)
+              and any("image/png" in o.get("data", {}) for o in c.get("outputs", []))]
+    assert static, f"{path.name}: no static PNG figure for a reader without a kernel"
+    widgets = [c for c in cells if ignores_output(c)]
+    assert len(static) >= len(widgets), f"{path.name}: fewer static figures than widget cells"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_no_widget_state_no_path_hacks_no_svg(path):
+    nb, cells = code_cells(path)
+    assert "widgets" not in nb.get("metadata", {}), (
+        f"{path.name}: saved widget state makes the book load widget JS from a CDN; "
+        "execute with --ExecutePreprocessor.store_widget_state=False")
+    for c in cells:
+        assert "sys.path" not in source(c), f"{path.name}: changes sys.path; the library is installed"
+        for o in c.get("outputs", []):
+            assert "image/svg+xml" not in o.get("data", {}), f"{path.name}: SVG output (embeds ids; use PNG)"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_imports_the_library_and_derives_in_sympy(path):
+    _, cells = code_cells(path)
+    text = "\n".join(source(c) for c in cells)
+    assert re.search(r"^\s*(import roofline|from roofline)", text, re.M), f"{path.name}: does not import roofline"
+    assert "sympy" in text, f"{path.name}: derives nothing in sympy"
+    assert "assert" in text, f"{path.name}: checks nothing"
