@@ -11,8 +11,8 @@ deployment  a model on hardware: the equations with every input but batch and co
 check       self-check helper for exercises
 """
 
-from . import check, decode, deployment, hardware, models, symbols
+from . import check, decode, deployment, hardware, hf, models, symbols
 from .deployment import Deployment
 
-__all__ = ["Deployment", "check", "decode", "deployment", "hardware", "models", "symbols"]
+__all__ = ["Deployment", "check", "decode", "deployment", "hardware", "hf", "models", "symbols"]
 __version__ = "0.1.0"

@@ -31,6 +31,8 @@ def positive(name, value, *, allow_inf=False):
             raise ValueError(f"{name} must be {what}; got {value!r}")
         return x
     try:
+        if np.asarray(value).dtype.kind in "bUS":  # booleans or strings inside an array
+            raise TypeError
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
         raise ValueError(
@@ -41,7 +43,8 @@ def positive(name, value, *, allow_inf=False):
         ok &= np.isfinite(arr)
     if not ok.all():
         first = arr[~ok].flat[0]
-        raise ValueError(f"{name} must hold only {what.replace('a ', '', 1)}s; found {first!r}")
+        plural = what.replace("a ", "", 1).replace("number", "numbers")
+        raise ValueError(f"{name} must hold only {plural}; found {float(first)!r}")
     return arr if arr.ndim else float(arr)
 
 

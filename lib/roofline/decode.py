@@ -120,6 +120,8 @@ def balance_batch_with_kv_n(**kwargs):
 
 
 balance_batch_with_kv_n.expr = balance_batch_kv
+balance_batch_with_kv_n.args = ("n_total", "n_active", "bytes_per_param", "flops_per_mac", "flops",
+                                  "mem_bw", "len_ctx", "kv_bytes")
 
 
 # -- a deployment: a model on some hardware --------------------------------------------------

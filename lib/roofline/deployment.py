@@ -67,7 +67,7 @@ class Deployment:
         return {
             "n_total": self.model.total_params,
             "n_active": self.model.active_params,
-            "bytes_per_param": decode.BYTES_PER_PARAM[self.precision.lower()],
+            "bytes_per_param": _check.choice("precision", self.precision, decode.BYTES_PER_PARAM),
             "flops_per_mac": self.flops_per_mac,
             "flops": self.hardware.flops(self.precision),
             "mem_bw": self.hardware.hbm_bw,

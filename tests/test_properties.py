@@ -1,0 +1,166 @@
+"""Limits and shapes of the decode roofline, checked over wide random inputs with hypothesis.
+
+The properties are the lecture's qualitative claims (chapter 1, 00:07:35-00:16:15): below the
+balance batch a step costs the weight fetch plus the KV fetch; above it the step is compute-bound
+and linear in batch; cost per token falls with batch toward a floor; longer contexts never make a
+step faster. Examples are derandomized so the suite gives the same answer on every run.
+"""
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from roofline import Deployment, decode, hardware, models
+
+FAST = settings(max_examples=60, deadline=None, derandomize=True, database=None)
+
+
+def log_uniform(low, high):
+    """Floats spread evenly in log space between low and high."""
+    return st.floats(np.log10(low), np.log10(high)).map(lambda e: float(10.0 ** e))
+
+
+@st.composite
+def systems(draw):
+    """A model on a machine, drawn over ranges wider than any real one."""
+    n_total = draw(log_uniform(1e6, 1e13))
+    return dict(
+        n_total=n_total, n_active=n_total * draw(log_uniform(1e-3, 1.0)),
+        bytes_per_param=draw(st.sampled_from([0.5, 1.0, 2.0, 4.0])), flops_per_mac=draw(st.sampled_from([1, 2])),
+        flops=draw(log_uniform(1e12, 1e19)), mem_bw=draw(log_uniform(1e10, 1e16)),
+        n_chips=draw(log_uniform(1, 1e5)), len_ctx=draw(log_uniform(1, 1e8)), kv_bytes=draw(log_uniform(1, 1e7)),
+        price=draw(log_uniform(0.01, 100)), hbm_bytes=draw(log_uniform(1e9, 1e13)),
+    )
+
+
+def call(fn, p, **extra):
+    return fn(**{a: extra.get(a, p.get(a)) for a in fn.args})
+
+
+@FAST
+@given(systems(), st.floats(0.001, 0.999))
+def test_flat_below_balance(p, frac):
+    """Below B*, the step is memory-bound: t = weight fetch + KV fetch, whatever the batch; with a
+    negligible KV cache the latency is flat, the weight fetch alone (00:16:15)."""
+    b_star = call(decode.balance_batch_with_kv_n, p)
+    assume(np.isfinite(b_star) and b_star * frac > 1e-3)
+    weights = call(decode.weight_time_s, p)
+    for b in (b_star * frac, b_star * frac / 2):
+        t = call(decode.step_time_s, p, batch=b)
+        assert t == pytest.approx(weights + call(decode.kv_time_s, p, batch=b), rel=1e-12)
+    no_kv = p | {"kv_bytes": 1e-30}
+    b_star = call(decode.balance_batch_with_kv_n, no_kv)
+    assume(b_star * frac > 1e-3)
+    for b in (b_star * frac, b_star * frac / 2):
+        assert call(decode.step_time_s, no_kv, batch=b) == pytest.approx(weights, rel=1e-12)
+
+
+@FAST
+@given(systems(), log_uniform(1.0001, 1e4))
+def test_linear_above_balance(p, factor):
+    """Above B*, compute-bound: t(2B) = 2 t(B), and t equals the compute time."""
+    b_star = call(decode.balance_batch_with_kv_n, p)
+    assume(np.isfinite(b_star))
+    b = b_star * factor
+    t = call(decode.step_time_s, p, batch=b)
+    assert t == pytest.approx(call(decode.compute_time_s, p, batch=b), rel=1e-12)
+    assert call(decode.step_time_s, p, batch=2 * b) == pytest.approx(2 * t, rel=1e-12)
+
+
+@FAST
+@given(systems(), log_uniform(1e-3, 1e9), log_uniform(1.0, 1e3))
+def test_cost_per_token_non_increasing_in_batch(p, b, factor):
+    """A bigger batch never makes a token dearer: the weight fetch is shared by more sequences (00:12:40)."""
+    small = call(decode.cost_per_token_usd, p, batch=b)
+    large = call(decode.cost_per_token_usd, p, batch=b * factor)
+    assert large <= small * (1 + 1e-12)
+
+
+@FAST
+@given(systems(), log_uniform(1e-3, 1e12))
+def test_cost_per_token_approaches_its_floor(p, b):
+    """Cost per token lies between the floor (compute or KV, whichever is slower per sequence) and the floor
+    plus the weight fetch shared over B: so it tends to the floor as B grows."""
+    per_chip_second = p["n_chips"] * p["price"] / 3600
+    compute_slope = call(decode.compute_time_s, p, batch=1)
+    kv_slope = call(decode.kv_time_s, p, batch=1)
+    floor = per_chip_second * max(compute_slope, kv_slope)
+    shared = per_chip_second * call(decode.weight_time_s, p) / b
+    cost = call(decode.cost_per_token_usd, p, batch=b)
+    assert floor * (1 - 1e-12) <= cost <= (floor + shared) * (1 + 1e-12)
+
+
+@FAST
+@given(systems(), log_uniform(1e-3, 1e9))
+def test_no_nan_or_inf_for_valid_inputs(p, b):
+    """Every numeric function returns a finite positive number for valid finite inputs over wide ranges."""
+    for fn in (decode.compute_time_s, decode.weight_time_s, decode.kv_time_s, decode.step_time_s,
+               decode.tokens_per_s, decode.cost_per_token_usd, decode.balance_batch_n,
+               decode.balance_context_tokens, decode.drain_time_s, decode.worst_latency_s, decode.ratio):
+        value = call(fn, p, batch=b)
+        assert np.isfinite(value) and value > 0, fn.__name__
+    assert call(decode.balance_batch_with_kv_n, p) > 0   # may be inf: never compute-bound (00:10:34)
+
+
+@FAST
+@given(systems(), log_uniform(1e-3, 1e9), log_uniform(1.0, 1e4))
+def test_step_time_monotone_in_context(p, b, factor):
+    """A longer context never makes a step faster, whether attention is dense or sparse (00:12:20)."""
+    short = call(decode.step_time_s, p, batch=b)
+    long = call(decode.step_time_s, p, batch=b, len_ctx=p["len_ctx"] * factor)
+    assert long >= short * (1 - 1e-12)
+
+
+@FAST
+@given(log_uniform(1, 1e5), log_uniform(1, 1e7), log_uniform(1.0, 1e3), st.sampled_from(["dense", "sqrt"]))
+def test_deployment_step_monotone_in_context(b, L, factor, attention):
+    """The same holds for a registry deployment, dense or square-root attention."""
+    d = Deployment(models.get("DeepSeek-V3"), hardware.get("GB200"), attention=attention)
+    assert d.step_time_s(b, L * factor) >= d.step_time_s(b, L) * (1 - 1e-12)
+
+
+@FAST
+@given(log_uniform(1, 1e4), log_uniform(1.0, 1e4))
+def test_deployment_memory_per_step_shrinks_per_chip(b, chips):
+    """Spreading one replica over more chips divides every term of the step by the chip count."""
+    model, chip = models.get("Llama 3.1 405B"), hardware.get("H100")
+    one = Deployment(model, chip, precision="fp8", n_chips=1).terms(b, 4096)
+    many = Deployment(model, chip, precision="fp8", n_chips=chips).terms(b, 4096)
+    for term in ("compute", "weights", "kv", "step"):
+        assert many[term] * chips == pytest.approx(one[term], rel=1e-9), term
+
+
+# -- broadcasting equals point-by-point evaluation of the sympy expression ----------------------
+GRID_B = np.array([1.0, 64.0, 2400.0, 20000.0])
+GRID_L = np.array([1.0, 4096.0, 131072.0])
+
+
+@pytest.mark.parametrize("model, chip, precision", [("DeepSeek-V3", "GB200", "fp4"),
+                                                    ("Llama 3.1 70B", "H100", "bf16"),
+                                                    ("gpt-oss-120b", "MI355X", "fp4")])
+def test_grid_equals_sympy_subs(model, chip, precision):
+    """A batch x context grid through the lambdified functions equals .subs() on the expression, point by point."""
+    d = Deployment(models.get(model), hardware.get(chip), precision=precision)
+    p = d.params
+    grid = d.step_time_s(GRID_B[:, None], GRID_L[None, :])
+    cost = d.cost_per_token_usd(GRID_B[:, None], GRID_L[None, :])
+    assert grid.shape == cost.shape == (len(GRID_B), len(GRID_L))
+    base = {decode.ARGS[k]: v for k, v in p.items()}
+    for i, b in enumerate(GRID_B):
+        for j, L in enumerate(GRID_L):
+            subs = base | {decode.ARGS["batch"]: b, decode.ARGS["len_ctx"]: L}
+            assert grid[i, j] == pytest.approx(float(decode.step_time.subs(subs)), rel=1e-12)
+            assert cost[i, j] == pytest.approx(float(decode.cost_per_token.subs(subs)), rel=1e-12)
+
+
+def test_sqrt_grid_equals_sympy_subs():
+    """Square-root attention: the Deployment grid equals step_time_sqrt evaluated by substitution."""
+    d = Deployment(models.get("DeepSeek-V3"), hardware.get("GB200"), attention="sqrt")
+    base = {decode.ARGS[k]: v for k, v in d.params.items()}
+    grid = d.step_time_s(GRID_B[:, None], GRID_L[None, :])
+    for i, b in enumerate(GRID_B):
+        for j, L in enumerate(GRID_L):
+            exact = decode.step_time_sqrt.subs(base | {decode.ARGS["batch"]: b, decode.ARGS["len_ctx"]: L})
+            assert grid[i, j] == pytest.approx(float(sp.N(exact)), rel=1e-12)
