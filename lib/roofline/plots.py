@@ -1,0 +1,266 @@
+"""Figures of the decode roofline: step time and cost per token against batch size.
+
+The two blackboard plots of the lecture (00:08:02 and 00:13:12). Each ``draw_*``
+helper takes a matplotlib ``ax``, a :class:`~roofline.Deployment`, an array of
+batch sizes and a context length, draws with numbers from the library only,
+labels the axes in lowercase with units and returns the artists it made.
+:class:`DecodeFigure` puts both on one small figure and updates them in place,
+fast enough to follow a slider. This module uses matplotlib only (no widgets).
+
+>>> from roofline import Deployment, hardware, models
+>>> d = Deployment(models.get("lecture"), hardware.get("GB200"), price_usd_per_hour=2.0)
+>>> fig = DecodeFigure(d, len_ctx=512, marker_batch=2000)
+>>> fig.update(marker_batch=20_000)
+'compute-bound'
+"""
+
+import io
+
+import numpy as np
+from matplotlib import ticker
+from matplotlib.backend_bases import FigureCanvasBase
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.offsetbox import AnnotationBbox, OffsetImage
+
+from . import _check
+from .deployment import Deployment
+
+MS = 1e3          # s -> ms
+PER_MILLION = 1e6  # USD/token -> USD per million tokens
+COLORS = {"compute": "tab:red", "weights": "tab:blue", "kv": "tab:green", "memory": "tab:purple",
+          "total": "black"}
+
+
+def _short(x, _pos=None):
+    """Tick label without mathtext (faster to draw): 0.001, 1, 10k, 1M."""
+    for scale, suffix in ((1e6, "M"), (1e3, "k")):
+        if x >= scale:
+            return f"{x / scale:g}{suffix}"
+    return f"{x:g}"
+
+
+def _batch(batch):
+    b = _check.positive("batch", batch)
+    if np.ndim(b) != 1 or len(b) < 2:
+        raise ValueError(f"batch must be a 1-D array of at least 2 batch sizes; got {batch!r}")
+    return b
+
+
+def _deployment(deployment):
+    if not isinstance(deployment, Deployment):
+        raise ValueError(f"deployment must be a roofline.Deployment; got {deployment!r}")
+    return deployment
+
+
+def latency_terms(deployment, batch, len_ctx):
+    """Compute, weight, KV, memory and step time in ms for each batch size (a dict of arrays)."""
+    t = _deployment(deployment).terms(_batch(batch), len_ctx)
+    ms = {k: v * MS for k, v in t.items()}
+    ms["memory"] = ms["weights"] + ms["kv"]
+    return ms
+
+
+def cost_terms(deployment, batch, len_ctx):
+    """The same terms as cost per token, USD per million tokens (each term x price / batch)."""
+    b = _batch(batch)
+    t = _deployment(deployment).terms(b, len_ctx)
+    usd_per_step_s = deployment.cost_per_token_usd(b, len_ctx) / t["step"]  # G x price / 3600 / B
+    out = {k: v * usd_per_step_s * PER_MILLION for k, v in t.items()}
+    out["memory"] = out["weights"] + out["kv"]
+    return out
+
+
+def _balance_xy(deployment, len_ctx, terms, batch):
+    """The bend of the bold line: where compute meets weight + KV fetch; empty if off the axis or never."""
+    b = float(deployment.balance_batch(len_ctx=len_ctx))
+    if not (np.isfinite(b) and batch[0] <= b <= batch[-1]):
+        return [], []
+    return [b], [terms(deployment, [b, 2 * b], len_ctx)["step"][0]]  # terms want two or more batches
+
+
+def _draw(ax, x, y):
+    return {
+        "compute": ax.plot(x, y["compute"], color=COLORS["compute"], lw=1, label="compute")[0],
+        "weights": ax.plot(x, y["weights"], color=COLORS["weights"], lw=1, label="weight fetch")[0],
+        "kv": ax.plot(x, y["kv"], color=COLORS["kv"], lw=1, label="KV fetch")[0],
+        "memory": ax.plot(x, y["memory"], color=COLORS["memory"], lw=1, ls="--", label="weight + KV")[0],
+        "total": ax.plot(x, y["step"], color=COLORS["total"], lw=3, alpha=0.8, label="total")[0],
+    }
+
+
+def _mark_balance(ax, deployment, len_ctx, terms, batch):
+    xy = _balance_xy(deployment, len_ctx, terms, batch)
+    return ax.plot(*xy, "o", color="black", ms=6, label="balance point", zorder=3)[0]
+
+
+def draw_latency(ax, deployment, batch, len_ctx):
+    """Draw step time against batch size: the lecture's latency plot (00:08:02).
+
+    Compute is a line through the origin, weight fetch a floor, KV fetch a
+    shallower line, their sum dashed and the step time (the larger of compute
+    and memory) in bold; the dot is the balance batch, where the bold line bends.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    deployment : Deployment
+    batch : array_like
+        Batch sizes for the x axis (at least two, all > 0).
+    len_ctx : float
+        Context length, tokens.
+
+    Returns
+    -------
+    dict
+        Line artists 'compute', 'weights', 'kv', 'memory', 'total' and 'balance'.
+    """
+    x = _batch(batch)
+    artists = _draw(ax, x, latency_terms(deployment, x, len_ctx))
+    artists["balance"] = _mark_balance(ax, deployment, len_ctx, latency_terms, x)
+    ax.set_xlabel("batch size (sequences)")
+    ax.set_ylabel("time per decode step (ms)")
+    return artists
+
+
+def draw_cost(ax, deployment, batch, len_ctx):
+    """Draw cost per token against batch size: the lecture's cost plot (00:13:12).
+
+    Dividing each latency term by the batch turns compute and KV fetch into
+    floors and weight fetch into a hyperbola. The bold total falls to the
+    higher floor, where a "slow mode" would sit (00:15:31), drawn as a grey band.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    deployment : Deployment
+        Needs a price: pass ``price_usd_per_hour`` where the hardware has none.
+    batch : array_like
+        Batch sizes for the x axis (at least two, all > 0).
+    len_ctx : float
+        Context length, tokens.
+
+    Returns
+    -------
+    dict
+        Line artists 'compute', 'weights', 'kv', 'memory', 'total', 'balance' and 'floor'.
+    """
+    x = _batch(batch)
+    y = cost_terms(deployment, x, len_ctx)
+    artists = _draw(ax, x, y)
+    artists["balance"] = _mark_balance(ax, deployment, len_ctx, cost_terms, x)
+    floor = np.maximum(y["compute"], y["kv"])
+    artists["floor"] = ax.plot(x, floor, color="gray", lw=6, alpha=0.3, label="slow-mode floor")[0]
+    ax.set_xlabel("batch size (sequences)")
+    ax.set_ylabel("cost (USD per million tokens)")
+    return artists
+
+
+class DecodeFigure:
+    """Latency and cost per token against batch, side by side, updated in place.
+
+    Parameters
+    ----------
+    deployment : Deployment
+        Must have a price (``price_usd_per_hour``) for the cost panel.
+    len_ctx : float
+        Context length, tokens.
+    batch_range : (float, float)
+        Smallest and largest batch on the (logarithmic) x axes.
+    marker_batch : float
+        Batch marked with a vertical line; the label names its regime.
+    figsize, dpi :
+        Kept small so one update and redraw take a few tens of ms.
+
+    Attributes
+    ----------
+    fig : matplotlib.figure.Figure
+        Drawn by the Agg canvas; show it with ``display(fig)`` or just ``fig``.
+    latency, cost : dict
+        The artists returned by :func:`draw_latency` and :func:`draw_cost`.
+    """
+
+    def __init__(self, deployment, len_ctx, batch_range=(1, 1e5), marker_batch=2000, *, n_points=120,
+                 figsize=(8, 3), dpi=90):
+        lo, hi = (_check.positive("batch_range", v) for v in batch_range)
+        if not lo < hi:
+            raise ValueError(f"batch_range must be (low, high) with low < high; got {batch_range!r}")
+        self.batch = np.geomspace(lo, hi, int(_check.positive("n_points", n_points)))
+        self.fig = Figure(figsize=figsize, dpi=dpi)
+        FigureCanvasAgg(self.fig)
+        ax_t, ax_c = self.fig.subplots(1, 2)
+        self.fig.subplots_adjust(left=0.08, right=0.99, bottom=0.16, top=0.97, wspace=0.25)
+        self.axes = (ax_t, ax_c)
+        self.deployment = _deployment(deployment)
+        self.len_ctx = _check.positive("len_ctx", len_ctx)
+        self.marker_batch = _check.positive("marker_batch", marker_batch)
+        self.latency = draw_latency(ax_t, deployment, self.batch, len_ctx)
+        self.cost = draw_cost(ax_c, deployment, self.batch, len_ctx)
+        for ax in self.axes:
+            ax.set(xscale="log", yscale="log", xlim=(lo, hi))
+            ax.minorticks_off()
+            for axis in (ax.xaxis, ax.yaxis):
+                axis.set_major_formatter(ticker.FuncFormatter(_short))
+        self.markers = [ax.axvline(self.marker_batch, color="gray", lw=1, ls=":") for ax in self.axes]
+        self.label = ax_t.text(0.03, 0.97, "", transform=ax_t.transAxes, va="top", fontsize=8)
+        self.key = self._paste_key(ax_c)
+        self.regime = None
+        self.update()
+
+    def update(self, deployment=None, len_ctx=None, marker_batch=None):
+        """Redraw with any of the three inputs changed; returns the regime at the marker.
+
+        Only line data, limits and one label change; the figure is redrawn
+        lazily by interactive backends (``draw_idle``) and on display otherwise.
+        """
+        if deployment is not None:
+            self.deployment = _deployment(deployment)
+        if len_ctx is not None:
+            self.len_ctx = _check.positive("len_ctx", len_ctx)
+        if marker_batch is not None:
+            self.marker_batch = _check.positive("marker_batch", marker_batch)
+        d, L, b = self.deployment, self.len_ctx, self.marker_batch
+        for artists, terms in ((self.latency, latency_terms), (self.cost, cost_terms)):
+            y = terms(d, self.batch, L)
+            for key in ("compute", "weights", "kv", "memory"):
+                artists[key].set_ydata(y[key])
+            artists["total"].set_ydata(y["step"])
+            artists["balance"].set_data(*_balance_xy(d, L, terms, self.batch))
+        self.cost["floor"].set_ydata(np.maximum(y["compute"], y["kv"]))
+        for line in self.markers:
+            line.set_xdata([b, b])
+        self.regime = d.regime(b, L)
+        p = d.params
+        self.label.set_text(f"{d.model.key} on {p['n_chips']:.0f} x {d.hardware.key}, {d.precision}\n"
+                            f"B = {b:,.0f}, context {L:,.0f}: {self.regime}")
+        for ax, artists in zip(self.axes, (self.latency, self.cost)):
+            ax.relim()
+            ax.autoscale_view(scalex=False)
+            total = artists["total"].get_ydata()
+            ax.set_ylim(max(ax.get_ylim()[0], total.min() / 30), total.max() * 3, auto=None)  # near the bold line
+        if type(self.fig.canvas).draw_idle is not FigureCanvasBase.draw_idle:
+            self.fig.canvas.draw_idle()  # an interactive backend schedules a redraw; Agg would draw now
+        return self.regime
+
+    def _paste_key(self, ax):
+        """Draw ``ax``'s legend once into an image and pin it to the top right of ``ax``.
+
+        The key never changes; pasted as an image it redraws in well under a millisecond,
+        where a live legend costs about a quarter of each redraw in text layout.
+        """
+        tmp = Figure(dpi=self.fig.dpi)
+        FigureCanvasAgg(tmp)
+        tmp.patch.set_alpha(0)
+        legend = tmp.legend(*ax.get_legend_handles_labels(), fontsize=7, frameon=False)
+        tmp.canvas.draw()
+        x0, y0, x1, y1 = np.round(legend.get_window_extent().extents).astype(int)
+        rgba = np.asarray(tmp.canvas.buffer_rgba())
+        image = OffsetImage(rgba[len(rgba) - y1:len(rgba) - y0, x0:x1], zoom=72 / self.fig.dpi)
+        return ax.add_artist(AnnotationBbox(image, (1, 1), xycoords="axes fraction", box_alignment=(1, 1),
+                                            frameon=False, pad=0.2))
+
+    def to_png(self):
+        """The figure as PNG bytes, e.g. for an ``ipywidgets.Image`` (renders it once)."""
+        buf = io.BytesIO()
+        self.fig.savefig(buf, format="png")
+        return buf.getvalue()

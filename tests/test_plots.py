@@ -1,0 +1,65 @@
+"""The figure helpers: artists exist, updates change the data in place, the regime label is right."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from roofline import Deployment, hardware, models  # noqa: E402
+from roofline.plots import DecodeFigure, draw_cost, draw_latency  # noqa: E402
+
+LECTURE = Deployment(models.get("lecture"), hardware.get("GB200"), price_usd_per_hour=2.0)
+BATCH = np.geomspace(1, 1e5, 50)
+
+
+def test_draw_latency_returns_labelled_artists():
+    ax = Figure().subplots()
+    art = draw_latency(ax, LECTURE, BATCH, len_ctx=256)
+    assert set(art) == {"compute", "weights", "kv", "memory", "total", "balance"}
+    assert ax.get_xlabel() == "batch size (sequences)" and "(ms)" in ax.get_ylabel()
+    assert ax.get_title() == ""
+    # the weight-fetch floor is flat at N_total x 0.5 B / (72 x 8 TB/s) = 0.608 ms (hand arithmetic)
+    assert np.allclose(art["weights"].get_ydata(), 700e9 * 0.5 / (72 * 8e12) * 1e3)
+    # bold line = max(compute, weights + KV) at every batch
+    y = {k: art[k].get_ydata() for k in art if k != "balance"}
+    assert np.allclose(y["total"], np.maximum(y["compute"], y["memory"]))
+
+
+def test_draw_cost_falls_to_the_floor():
+    ax = Figure().subplots()
+    art = draw_cost(ax, LECTURE, BATCH, len_ctx=256)
+    total, floor = art["total"].get_ydata(), art["floor"].get_ydata()
+    assert np.all(np.diff(total) <= 1e-15)            # cost per token never rises with batch
+    assert total[-1] == pytest.approx(floor[-1])      # and ends on the compute/KV floor
+    # compute floor: 72 chips x $2/h / 3600 x 37e9 x 2 FLOP / (72 x 1e16 FLOP/s), per million tokens
+    assert art["compute"].get_ydata()[0] == pytest.approx(2 / 3600 * 37e9 * 2 / 1e16 * 1e6)
+
+
+def test_update_changes_data_in_place_and_names_the_regime():
+    fig = DecodeFigure(LECTURE, len_ctx=256, marker_batch=100)
+    line = fig.latency["kv"]
+    before = line.get_ydata().copy()
+    assert fig.regime == "weight-bound"                               # B = 100 << B* ~ 6,000
+    assert fig.update(marker_batch=50_000) == "compute-bound"
+    assert fig.update(len_ctx=8192) == "KV-bound"                     # KV slope > compute slope past ~842 tokens
+    assert fig.latency["kv"] is line and not np.allclose(line.get_ydata(), before)
+    assert len(fig.latency["balance"].get_xdata()) == 0             # never compute-bound: no balance point
+    assert "KV-bound" in fig.label.get_text()
+    fig.fig.canvas.draw()
+
+
+def test_bad_input_raises_value_error():
+    fig = DecodeFigure(LECTURE, len_ctx=256)
+    with pytest.raises(ValueError, match="len_ctx"):
+        fig.update(len_ctx=0)
+    with pytest.raises(ValueError, match="marker_batch"):
+        fig.update(marker_batch=float("nan"))
+    with pytest.raises(ValueError, match="deployment"):
+        fig.update(deployment="GB200")
+    with pytest.raises(ValueError, match="batch"):
+        draw_latency(Figure().subplots(), LECTURE, [-1, 10], len_ctx=256)
+    with pytest.raises(ValueError, match="batch_range"):
+        DecodeFigure(LECTURE, len_ctx=256, batch_range=(100, 10))
