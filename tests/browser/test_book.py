@@ -1,0 +1,249 @@
+"""Every page of the built book, opened in headless Chromium.
+
+For each page in ``book/_toc.yml``: no console errors, no failed request, nothing fetched from any
+host but the local server, every image decoded, all math typeset by the MathJax served with the book,
+every same-site link answering 200 (and its #fragment existing), exercise solutions hidden until
+clicked, launch buttons pointing at the page's notebook on ``main``. A full-page screenshot of each
+page goes to ``_build/screenshots/`` and page weights to ``_build/page_sizes.txt``.
+"""
+
+import re
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytestmark = pytest.mark.browser
+
+TOC = Path(__file__).resolve().parents[2] / "book" / "_toc.yml"
+REPO_URL = "https://github.com/llm-roofline/roofline-book"
+BRANCH = "main"
+MAX_CHAPTER_BYTES = 2_000_000  # a chapter page with its images
+LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+
+
+def toc_docnames(toc=TOC):
+    """Every page named in the table of contents, root first, in reading order."""
+    data = yaml.safe_load(toc.read_text())
+    names = [data["root"]]
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                names.append(entry["file"])
+            walk(entry.get("sections"))
+
+    for part in data.get("parts", []):
+        walk(part.get("chapters"))
+    walk(data.get("chapters"))
+    return [str(Path(n).with_suffix("")) for n in names]
+
+
+def is_chapter(docname):
+    """Chapter pages are the notebooks under notebooks/."""
+    return docname.startswith("notebooks/")
+
+
+PAGES = toc_docnames()
+
+# Text nodes that still hold TeX delimiters after MathJax ran, outside code.
+RAW_MATH_JS = r"""
+() => {
+  const skip = "PRE,CODE,SCRIPT,STYLE,TEXTAREA,MJX-CONTAINER";
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const bad = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (node.parentElement.closest(skip)) continue;
+    const text = node.textContent;
+    if (/\\\(|\\\)|\\\[|\\\]|\$\$/.test(text)) bad.push(text.trim().slice(0, 80));
+  }
+  return bad;
+}
+"""
+
+WAIT_FOR_MATHJAX_JS = """
+async () => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    await MathJax.startup.promise;
+  }
+  await document.fonts.ready;
+  return true;
+}
+"""
+
+IMAGES_JS = """
+async () => {
+  const imgs = Array.from(document.images);
+  imgs.forEach(img => { img.loading = "eager"; });
+  await Promise.all(imgs.map(img => img.decode().catch(() => null)));
+  return imgs.map(img => ({src: img.currentSrc || img.src, ok: img.complete && img.naturalWidth > 0}));
+}
+"""
+
+
+def _file_size(html_dir, url):
+    """Bytes of the file a local URL serves, or 0 if it is not a plain file."""
+    path = html_dir / urllib.parse.unquote(urllib.parse.urlsplit(url).path).lstrip("/")
+    if path.is_dir():
+        path = path / "index.html"
+    return path.stat().st_size if path.is_file() else 0
+
+
+@pytest.fixture(scope="module")
+def link_status():
+    """GET each same-site URL once; remember its status and the ids in it."""
+    cache = {}
+
+    def fetch(url):
+        if url not in cache:
+            try:
+                with urllib.request.urlopen(url, timeout=10) as resp:
+                    body = resp.read().decode("utf-8", "replace")
+                    cache[url] = (resp.status, set(re.findall(r'\sid="([^"]+)"', body)))
+            except urllib.error.HTTPError as err:
+                cache[url] = (err.code, set())
+        return cache[url]
+
+    return fetch
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_page(docname, browser, base_url, html_dir, out_dir, link_status, page_weights, request):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    request.addfinalizer(context.close)
+    external, failed, errors, loaded = [], [], [], []
+
+    def route(route):
+        host = urllib.parse.urlsplit(route.request.url).hostname
+        if host in LOCAL_HOSTS or route.request.url.startswith(("data:", "blob:")):
+            route.continue_()
+        else:
+            external.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("requestfailed", lambda req: failed.append(f"{req.url} ({req.failure})"))
+
+    def on_response(resp):
+        if resp.status >= 400:
+            failed.append(f"{resp.url} (HTTP {resp.status})")
+        loaded.append((resp.url, resp.request.resource_type))
+
+    page.on("response", on_response)
+
+    url = base_url + docname + ".html"
+    response = page.goto(url, wait_until="networkidle")
+    assert response.status == 200, url
+    page.evaluate(WAIT_FOR_MATHJAX_JS)
+
+    # images: every <img> decoded
+    images = page.evaluate(IMAGES_JS)
+    broken = [img["src"] for img in images if not img["ok"]]
+    assert not broken, f"{docname}: images that did not load: {broken}"
+
+    # math: each math element typeset by MathJax, no TeX left as text, no TeX errors
+    n_math = page.locator(".math").count()
+    if n_math:
+        untypeset = page.evaluate(
+            "() => Array.from(document.querySelectorAll('.math'))"
+            ".filter(el => !el.querySelector('mjx-container')).map(el => el.textContent.slice(0, 60))")
+        assert not untypeset, f"{docname}: math left untypeset: {untypeset[:5]}"
+        assert page.locator("mjx-container").count() >= n_math
+        assert page.locator("mjx-merror").count() == 0, f"{docname}: MathJax reported a TeX error"
+    assert page.evaluate(RAW_MATH_JS) == [], f"{docname}: raw TeX delimiters left in the text"
+    if n_math:
+        src = page.evaluate("() => Array.from(document.scripts).map(s => s.src).filter(s => /mathjax/i.test(s))")
+        assert src and all(s.startswith(base_url) for s in src), f"{docname}: MathJax not served locally: {src}"
+        assert page.evaluate("() => MathJax.version").startswith("3."), f"{docname}: not MathJax 3"
+
+    # a full-page screenshot of the page as it loads, before anything is clicked
+    shots = out_dir / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(shots / (docname.replace("/", "__") + ".png")), full_page=True)
+
+    # exercise solutions: hidden until their title is clicked
+    solutions = page.locator("div.solution.dropdown")
+    bodies = solutions.locator("> section")
+    assert bodies.count() == solutions.count(), f"{docname}: a solution without a body"
+    for i in range(bodies.count()):
+        assert not bodies.nth(i).is_visible(), f"{docname}: solution {i + 1} visible before clicking"
+    if solutions.count():
+        solutions.first.locator(".admonition-title").click()
+        bodies.first.wait_for(state="visible", timeout=5000)
+
+    # launch buttons on chapter pages: the notebook itself, on main
+    hrefs = page.evaluate("() => Array.from(document.querySelectorAll('a[href]')).map(a => a.href)")
+    if is_chapter(docname):
+        notebook = f"{docname}.ipynb"
+        binder = [h for h in hrefs if "mybinder.org" in h]
+        colab = [h for h in hrefs if "colab.research.google.com" in h]
+        assert binder and colab, f"{docname}: launch buttons missing"
+        for href in binder:
+            assert f"/v2/gh/llm-roofline/roofline-book/{BRANCH}" in href and notebook in href, href
+        for href in colab:
+            assert href.endswith(f"/github/llm-roofline/roofline-book/blob/{BRANCH}/{notebook}"), href
+        assert page.locator("button.btn-launch-thebe").count() == 1, f"{docname}: no Live Code (Thebe) button"
+    assert REPO_URL in hrefs, f"{docname}: no repository button"
+    assert any(h.startswith(REPO_URL + "/issues") for h in hrefs), f"{docname}: no issues button"
+
+    # same-site links answer 200, and their #fragments exist
+    dead = []
+    for href in sorted(set(hrefs)):
+        if not href.startswith(base_url):
+            continue
+        target, _, fragment = href.partition("#")
+        status, ids = link_status(target)
+        if status != 200:
+            dead.append(f"{href} (HTTP {status})")
+        elif fragment and urllib.parse.unquote(fragment) not in ids:
+            dead.append(f"{href} (no id {fragment!r})")
+    assert not dead, f"{docname}: broken internal links: {dead}"
+
+    # weight
+    own = _file_size(html_dir, url) + sum(
+        _file_size(html_dir, u) for u, kind in dict(loaded).items() if kind == "image")
+    total = sum(_file_size(html_dir, u) for u in dict(loaded))
+    page_weights(docname, own, total, is_chapter(docname))
+    if is_chapter(docname):
+        assert own < MAX_CHAPTER_BYTES, f"{docname}: {own / 1e6:.2f} MB with its images"
+
+    assert not external, f"{docname}: requests to other hosts: {external}"
+    assert not failed, f"{docname}: failed requests: {failed}"
+    assert not errors, f"{docname}: console errors: {errors}"
+
+
+def test_chapter_pages_have_outputs(html_dir):
+    """The chapters are committed executed: each page shows cell outputs and at least one figure."""
+    for docname in filter(is_chapter, PAGES):
+        html = (html_dir / f"{docname}.html").read_text()
+        assert 'class="cell_output' in html, f"{docname}: no cell outputs (notebook saved unexecuted?)"
+        assert "<img" in html, f"{docname}: no figure"
+
+
+def test_thebe_loads_only_on_click(browser, base_url, request):
+    """Live Code fetches thebe from its CDN when clicked, never at page load."""
+    chapter = next(filter(is_chapter, PAGES))
+    context = browser.new_context()
+    request.addfinalizer(context.close)
+    requested = []
+
+    def route(route):
+        if urllib.parse.urlsplit(route.request.url).hostname in LOCAL_HOSTS:
+            route.continue_()
+        else:
+            requested.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.goto(base_url + chapter + ".html", wait_until="networkidle")
+    assert requested == [], "fetched at page load"
+    with page.expect_request(lambda req: "thebe" in req.url, timeout=10_000):
+        page.locator("button.btn-launch-thebe").first.dispatch_event("click")
+    assert all("thebe" in url or "binder" in url for url in requested), requested
