@@ -15,5 +15,7 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 
 source .venv/bin/activate
+# The README's test command always runs the browser tests: a missing Chromium fails, never skips.
+export ROOFLINE_BROWSER_REQUIRED=1
 python -m pytest -p no:cacheprovider --nbval notebooks lib tests "$@"
 echo "== all tests passed in $(( $(date +%s) - start )) s"
