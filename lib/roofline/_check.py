@@ -73,10 +73,11 @@ def normalize(name):
     return "".join(ch for ch in str(name).lower() if ch.isalnum())
 
 
-def choice(kind, name, options):
+def choice(kind, name, options, aliases=None):
     """Look ``name`` up in ``options`` (a dict keyed by canonical names), forgiving case and punctuation.
 
-    Raises ``ValueError`` listing the closest names when nothing matches.
+    ``aliases`` maps other accepted names to values of ``options``. Raises ``ValueError``
+    listing the closest canonical names, and all of them, when nothing matches.
 
     >>> choice("precision", "FP4", {"fp4": 1, "fp8": 2})
     1
@@ -87,17 +88,19 @@ def choice(kind, name, options):
     """
     if not isinstance(name, str):
         raise ValueError(f"{kind} must be a name (str); got {name!r} of type {type(name).__name__}")
-    by_key = {normalize(k): v for k, v in options.items()}
+    aliases = aliases or {}
+    canonical = {id(v): k for k, v in options.items()}
+    # normalized spelling -> canonical name, for the canonical names and their aliases
+    spellings = {normalize(k): k for k in options}
+    spellings.update({normalize(a): canonical.get(id(v), a) for a, v in aliases.items()})
     key = normalize(name)
-    if key in by_key:
-        return by_key[key]
-    names = list(options)
-    norm_to_name = {normalize(k): k for k in names}
-    close = difflib.get_close_matches(key, list(norm_to_name), n=3, cutoff=0.4)
-    close = [norm_to_name[c] for c in close]
+    if key in spellings:
+        return options[spellings[key]]
+    close = [s for s in spellings if key and key in s] + difflib.get_close_matches(key, list(spellings), n=6, cutoff=0.4)
+    close = list(dict.fromkeys(spellings[c] for c in close))[:3]
     hint = ""
     if close:
         quoted = [repr(c) for c in close]
         hint = " did you mean " + (" or ".join(quoted) if len(quoted) <= 2 else ", ".join(quoted[:-1]) + " or " + quoted[-1]) + "?"
-    accepted = ", ".join(repr(n) for n in names)
+    accepted = ", ".join(repr(n) for n in options)
     raise ValueError(f"unknown {kind} {name!r};{hint} Accepted: {accepted}")

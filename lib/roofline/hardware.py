@@ -101,7 +101,7 @@ REGISTRY, _ALIASES = _load()
 
 def get(name):
     """The :class:`Hardware` called ``name`` (case, spaces and dashes ignored; aliases accepted)."""
-    return _check.choice("hardware", name, {**REGISTRY, **_ALIASES})
+    return _check.choice("hardware", name, REGISTRY, _ALIASES)
 
 
 def names():

@@ -122,7 +122,7 @@ REGISTRY, _ALIASES = _load()
 
 def get(name):
     """The :class:`Model` called ``name`` (case, spaces and dashes ignored; aliases accepted)."""
-    return _check.choice("model", name, {**REGISTRY, **_ALIASES})
+    return _check.choice("model", name, REGISTRY, _ALIASES)
 
 
 def names():
