@@ -13,17 +13,11 @@ is bidirectional per chip.
 True
 """
 
-import csv
 import dataclasses
-from importlib import resources
 
-from . import _check
+from . import _check, _data
 
 PRECISIONS = ("bf16", "fp8", "fp4")
-
-
-def _float(text):
-    return float(text) if text.strip() else None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,29 +68,22 @@ class Hardware:
         return tuple(p for p in PRECISIONS if getattr(self, f"flops_{p}") is not None)
 
 
-def _load():
-    table, aliases = {}, {}
-    with resources.files(__package__).joinpath("data/hardware.csv").open(newline="") as fh:
-        for row in csv.DictReader(fh):
-            hw = Hardware(
-                key=row["key"], name=row["name"], vendor=row["vendor"], granularity=row["granularity"],
-                flops_bf16=_float(row["bf16_dense_flops"]), flops_fp8=_float(row["fp8_dense_flops"]),
-                flops_fp4=_float(row["fp4_dense_flops"]), hbm_bytes=float(row["hbm_bytes"]),
-                hbm_bw=float(row["hbm_bw_bytes_per_s"]), scaleup_interconnect=row["scaleup_interconnect"],
-                scaleup_domain=int(row["scaleup_domain_size"]),
-                scaleup_bw_bidir=_float(row["scaleup_bw_bidir_bytes_per_s"]),
-                scaleout_bw=_float(row["scaleout_nic_bytes_per_s"]), tdp_w=_float(row["tdp_w"]),
-                price_usd_per_hour=_float(row["rental_usd_per_gpu_hr_3yr"]),
-                tco_usd_per_hour=_float(row["tco_usd_per_gpu_hr_hyperscaler_owned"]),
-                source=row["sources"], confidence=row["confidence"], notes=row["notes"],
-            )
-            table[hw.key] = hw
-            for alias in filter(None, row["aliases"].split(";")):
-                aliases[alias] = hw
-    return table, aliases
+def _from_row(row):
+    return Hardware(
+        key=row["key"], name=row["name"], vendor=row["vendor"], granularity=row["granularity"],
+        flops_bf16=_data.number(row["bf16_dense_flops"]), flops_fp8=_data.number(row["fp8_dense_flops"]),
+        flops_fp4=_data.number(row["fp4_dense_flops"]), hbm_bytes=float(row["hbm_bytes"]),
+        hbm_bw=float(row["hbm_bw_bytes_per_s"]), scaleup_interconnect=row["scaleup_interconnect"],
+        scaleup_domain=int(row["scaleup_domain_size"]),
+        scaleup_bw_bidir=_data.number(row["scaleup_bw_bidir_bytes_per_s"]),
+        scaleout_bw=_data.number(row["scaleout_nic_bytes_per_s"]), tdp_w=_data.number(row["tdp_w"]),
+        price_usd_per_hour=_data.number(row["rental_usd_per_gpu_hr_3yr"]),
+        tco_usd_per_hour=_data.number(row["tco_usd_per_gpu_hr_hyperscaler_owned"]),
+        source=row["sources"], confidence=row["confidence"], notes=row["notes"],
+    )
 
 
-REGISTRY, _ALIASES = _load()
+REGISTRY, _ALIASES = _data.load("hardware.csv", _from_row)
 
 
 def get(name):

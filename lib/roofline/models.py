@@ -14,15 +14,10 @@ bytes are computed, never stored:
 8
 """
 
-import csv
 import dataclasses
-from importlib import resources
 
-from . import _check
+from . import _check, _data
 
-
-def _num(text, kind=float):
-    return kind(float(text)) if text.strip() else None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,30 +89,23 @@ class Model:
         return 2 * layers * self.n_kv_heads * self.head_dim * bytes_per_elem
 
 
-def _load():
-    table, aliases = {}, {}
-    with resources.files(__package__).joinpath("data/models.csv").open(newline="") as fh:
-        for r in csv.DictReader(fh):
-            m = Model(
-                key=r["key"], name=r["name"], total_params=float(r["total_params"]),
-                active_params=float(r["active_params"]), layers=int(r["layers"]), attention=r["attention"],
-                n_kv_heads=_num(r["n_kv_heads"], int), head_dim=_num(r["head_dim"], int),
-                kv_lora_rank=_num(r["kv_lora_rank"], int), qk_rope_head_dim=_num(r["qk_rope_head_dim"], int),
-                full_attention_layers=_num(r["full_attention_layers"], int),
-                hidden_size=_num(r["hidden_size"], int), n_q_heads=_num(r["n_q_heads"], int),
-                routed_experts=_num(r["routed_experts"], int), shared_experts=_num(r["shared_experts"], int),
-                active_routed_experts=_num(r["active_routed_experts"], int),
-                kv_bytes_published=_num(r["kv_bytes_per_token_bf16_published"]),
-                pretrain_tokens=_num(r["pretrain_tokens"]), source=r["sources"],
-                confidence=r["confidence"], notes=r["notes"],
-            )
-            table[m.key] = m
-            for alias in filter(None, r["aliases"].split(";")):
-                aliases[alias] = m
-    return table, aliases
+def _from_row(r):
+    return Model(
+        key=r["key"], name=r["name"], total_params=float(r["total_params"]),
+        active_params=float(r["active_params"]), layers=int(r["layers"]), attention=r["attention"],
+        n_kv_heads=_data.number(r["n_kv_heads"], int), head_dim=_data.number(r["head_dim"], int),
+        kv_lora_rank=_data.number(r["kv_lora_rank"], int), qk_rope_head_dim=_data.number(r["qk_rope_head_dim"], int),
+        full_attention_layers=_data.number(r["full_attention_layers"], int),
+        hidden_size=_data.number(r["hidden_size"], int), n_q_heads=_data.number(r["n_q_heads"], int),
+        routed_experts=_data.number(r["routed_experts"], int), shared_experts=_data.number(r["shared_experts"], int),
+        active_routed_experts=_data.number(r["active_routed_experts"], int),
+        kv_bytes_published=_data.number(r["kv_bytes_per_token_bf16_published"]),
+        pretrain_tokens=_data.number(r["pretrain_tokens"]), source=r["sources"],
+        confidence=r["confidence"], notes=r["notes"],
+    )
 
 
-REGISTRY, _ALIASES = _load()
+REGISTRY, _ALIASES = _data.load("models.csv", _from_row)
 
 
 def get(name):
