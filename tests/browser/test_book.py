@@ -92,6 +92,20 @@ def _file_size(html_dir, url):
     return path.stat().st_size if path.is_file() else 0
 
 
+def block_other_hosts(context, blocked):
+    """Let requests to the local server through; abort any other and record its URL in ``blocked``."""
+
+    def route(route):
+        url = route.request.url
+        if urllib.parse.urlsplit(url).hostname in LOCAL_HOSTS or url.startswith(("data:", "blob:")):
+            route.continue_()
+        else:
+            blocked.append(url)
+            route.abort()
+
+    context.route("**/*", route)
+
+
 @pytest.fixture(scope="module")
 def link_status():
     """GET each same-site URL once; remember its status and the ids in it."""
@@ -116,15 +130,7 @@ def test_page(docname, browser, base_url, html_dir, out_dir, link_status, page_w
     request.addfinalizer(context.close)
     external, failed, errors, loaded = [], [], [], []
 
-    def route(route):
-        host = urllib.parse.urlsplit(route.request.url).hostname
-        if host in LOCAL_HOSTS or route.request.url.startswith(("data:", "blob:")):
-            route.continue_()
-        else:
-            external.append(route.request.url)
-            route.abort()
-
-    context.route("**/*", route)
+    block_other_hosts(context, external)
     page = context.new_page()
     page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -233,14 +239,7 @@ def test_thebe_loads_only_on_click(browser, base_url, request):
     request.addfinalizer(context.close)
     requested = []
 
-    def route(route):
-        if urllib.parse.urlsplit(route.request.url).hostname in LOCAL_HOSTS:
-            route.continue_()
-        else:
-            requested.append(route.request.url)
-            route.abort()
-
-    context.route("**/*", route)
+    block_other_hosts(context, requested)
     page = context.new_page()
     page.goto(base_url + chapter + ".html", wait_until="networkidle")
     assert requested == [], "fetched at page load"

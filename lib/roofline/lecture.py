@@ -1,0 +1,108 @@
+"""The numbers the lecture states, each kept once with its timestamp and words.
+
+Every figure that Reiner Pope or Dwarkesh Patel says aloud and that the book
+quotes lives here, so a chapter computes with it and cites it instead of typing
+it. A :class:`Claim` keeps the value **in the unit it was said in** (20 ms,
+288 GB, 37 billion parameters), the unit, the timestamp in the episode
+(``hh:mm:ss``, or a range ``hh:mm:ss–hh:mm:ss`` where the figure is built up
+over several sentences) and a short quote or paraphrase. Convert units where
+you compute, e.g. ``CH1["rubin_hbm_bw"].value * 1e12`` for bytes per second.
+
+A value is a number, or a ``(low, high)`` pair where the lecture gives a range
+("double or triple", "hundreds of millions"). Some values are implied rather
+than spoken (the balance batch 2,400 is the "300 times sparsity" rule at
+sparsity 8); the quote says so.
+
+Timestamps follow ``shared/lecture/notes.md`` (tables 1(a) and 1(b)), which
+takes them from a line-by-line timestamped copy of the transcript.
+
+Chapters are dictionaries keyed by a short name: ``CH1`` for chapter 1
+(00:00:00–00:32:09); ``CHAPTERS`` maps chapter numbers to them.
+
+>>> c = CH1["hardware_ratio"]
+>>> print(f"{c.value:g} ({c.unit}) at {c.timestamp}: {c.said}")
+300 (FLOPs x bytes per weight / (bytes/s)) at 00:18:32: "on most GPUs, this ends up being somewhere around 300"
+>>> CH1["expert_sparsity"].value == CH1["experts_total"].value / CH1["experts_active"].value
+True
+"""
+
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class Claim:
+    """One number as the lecture states it."""
+
+    value: float | tuple[float, float]  # in ``unit``; a (low, high) pair for a stated range
+    unit: str                           # the unit it was said in
+    timestamp: str                      # hh:mm:ss in the episode, or hh:mm:ss–hh:mm:ss
+    said: str                           # short quote (in quotation marks) or paraphrase, with the speaker if not Reiner
+
+
+# Chapter 1: how batch size affects token cost and speed (00:00:00–00:32:09).
+CH1 = {
+    # The opening questions (Dwarkesh)
+    "fast_mode_price": Claim(6, "x the standard price", "00:01:01",
+                             'Dwarkesh: Fast Mode, "for 6x the price"'),
+    "fast_mode_speed": Claim(2.5, "x the speed", "00:01:01",
+                             'Dwarkesh: "they\'ll stream you tokens at 2.5x the speed"'),
+    "pay_more": Claim(100, "x the price", "00:01:19",
+                      'Dwarkesh: "Could you pay 100x more and somehow get much faster speeds?"'),
+    # The setup
+    "rack_gpus": Claim(72, "GPUs", "00:02:10", '"Blackwell NVL72 cluster, so a rack of 72 GPUs"'),
+    "unbatched_penalty": Claim(1000, "x the cost", "00:04:23",
+                               'without batching, the economics "can be a thousand times worse"'),
+    "deepseek_active": Claim(37, "billion parameters", "00:04:40", '"about 37 billion active parameters"'),
+    "deepseek_total": Claim(700, "billion parameters", "00:04:40", '"and 700 billion total parameters"'),
+    # Context length and MFU (Dwarkesh asks, Reiner agrees at 00:12:02)
+    "balanced_context": Claim(100_000, "tokens", "00:11:40",
+                              'Dwarkesh: "suppose the optimal is 100K context length"'),
+    "doubled_context": Claim(200_000, "tokens", "00:11:40", 'Dwarkesh: "and you go to 200K context length"'),
+    "mfu_at_doubled_context": Claim(0.5, "MFU", "00:11:40",
+                                    'Dwarkesh: "Does your MFU go down to 50%?"; Reiner: '
+                                    '"That is true as modeled here"'),
+    # Cost
+    "gpu_price": Claim(2, "USD per GPU-hour", "00:12:59", '"$2/hour per GPU or something like that"'),
+    # The balance batch
+    "fp4_bytes": Claim(0.5, "byte per weight", "00:18:09", '"each FP4 is half a byte"'),
+    "hardware_ratio": Claim(300, "FLOPs x bytes per weight / (bytes/s)", "00:18:32",
+                            '"on most GPUs, this ends up being somewhere around 300"'),
+    "experts_active": Claim(32, "experts", "00:19:16", '"in DeepSeek I activate 32 out of 256 experts"'),
+    "experts_total": Claim(256, "experts", "00:19:16", '"in DeepSeek I activate 32 out of 256 experts"'),
+    "expert_sparsity": Claim(8, "total / active", "00:19:16", '"so this would be 8 for DeepSeek"'),
+    "balance_batch": Claim(2400, "sequences", "00:19:27",
+                           'implied: "300 times sparsity" at sparsity 8, "a ballpark which is remarkably '
+                           'accurate to practice"'),
+    "headroom": Claim((2, 3), "x the balance batch", "00:19:31–00:19:41",
+                      'people "go a little bit larger": "take this and maybe double or triple it"'),
+    "practical_batch": Claim((2000, 3000), "sequences", "00:19:44",
+                             'Dwarkesh: "two to three thousand tokens per batch"'),
+    "batch_sequences": Claim(2000, "sequences", "00:20:24", '"It\'s actually 2,000 unique sequences"'),
+    # The train schedule
+    "train_period": Claim(20, "ms", "00:22:30",
+                          '"20 milliseconds, which is a common place this ends up landing"'),
+    "worst_latency": Claim(40, "ms", "00:23:25", '"So the worst-case latency is 40 milliseconds"'),
+    "rubin_hbm": Claim(288, "GB", "00:24:13", 'Rubin: "something like 288 gigabytes"'),
+    "rubin_hbm_bw": Claim(20, "TB/s", "00:24:13", '"divided by 20 terabytes per second"'),
+    "rubin_drain": Claim(15, "ms", "00:24:13–00:24:32", '"This comes out to about 15 milliseconds"'),
+    "double_read_period": Claim(30, "ms", "00:25:09", '"In around 30 milliseconds, I can read all of HBM twice"'),
+    # What one deployment serves
+    "steps_per_second": Claim(64, "steps per second", "00:26:48", '"batch size times about 60, so 64 x B"'),
+    "throughput": Claim(128_000, "tokens/s", "00:26:48–00:27:09",
+                        '"around 2,000 x 64, so 128,000 tokens per second"'),
+    "gemini_traffic": Claim((1e8, 1e9), "tokens/s", "00:27:28",
+                            'Gemini announcements: "hundreds of millions of tokens per second worldwide"'),
+    "gemini_traffic_guess": Claim(5e8, "tokens/s", "01:29:49",
+                                  '"Maybe it\'s five hundred million tokens a second now"'),
+    "deployment_share": Claim(1 / 1000, "of Gemini's traffic", "00:27:34–00:27:49",
+                              '"This is one-thousandth of that"'),
+    # How far can sparsity go (Unified Scaling Laws for Routed Language Models)
+    "moe_experts": Claim(64, "experts", "00:29:37", '"the 64-expert 370-million activated parameter model"'),
+    "moe_active": Claim(370, "million parameters", "00:29:37",
+                        '"the 64-expert 370-million activated parameter model"'),
+    "moe_dense_equivalent": Claim(1.3, "billion parameters", "00:29:37", '"is as good as a dense 1.3-billion model"'),
+    "moe_total_gain": Claim(64, "x total parameters", "00:30:11", '"64x for 4x"'),
+    "moe_active_gain": Claim(4, "x effective active parameters", "00:30:11", '"64x for 4x"'),
+}
+
+CHAPTERS = {1: CH1}
