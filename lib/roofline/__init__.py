@@ -10,11 +10,12 @@ hf          build a Model from a local Hugging Face ``config.json``
 deployment  a model on hardware: the equations with every input but batch and context filled in
 lecture     the numbers the lecture states, each once, with its timestamp and words
 prices      API list prices (USD per million tokens) with sources; tier multipliers
+measured    published decode throughput with its setup, set against the roofline
 check       self-check helper for exercises
 """
 
-from . import check, decode, deployment, hardware, hf, lecture, models, prices, symbols
+from . import check, decode, deployment, hardware, hf, lecture, measured, models, prices, symbols
 from .deployment import Deployment
 
-__all__ = ["Deployment", "check", "decode", "deployment", "hardware", "hf", "lecture", "models", "prices", "symbols"]
+__all__ = ["Deployment", "check", "decode", "deployment", "hardware", "hf", "lecture", "measured", "models", "prices", "symbols"]
 __version__ = "0.1.0"

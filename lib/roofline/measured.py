@@ -1,0 +1,125 @@
+"""Published decode throughput, set against the roofline of the same deployment.
+
+The roofline of :mod:`roofline.decode` is a lower bound on the time of a decode
+step, so the tokens per second it predicts are an upper bound. This module keeps
+a few published **decode** measurements of models and chips the registries hold,
+each with the setup needed to build the matching :class:`~roofline.Deployment`:
+chips, sequences per chip, context length, weight precision and KV-cache bytes.
+The numbers ship in ``data/measurements.csv`` with their sources; values derived
+from them (per GPU = per node / 8) are stated in the ``notes`` column.
+
+A measurement's batch is given **per chip**, as the sources give it. A
+Deployment's step is for ``batch`` sequences spread over ``n_chips`` chips, so
+the Deployment gets ``batch_per_chip * n_chips`` sequences.
+
+>>> m = get("LMSYS H100 EP72")
+>>> print(f"{m.roofline_tokens_per_s_per_chip():,.0f} vs {m.out_tokens_per_s_per_chip:,.0f} tokens/s per GPU")
+18,932 vs 2,785 tokens/s per GPU
+>>> print(f"measured / roofline = {m.measured_over_roofline():.3f}")
+measured / roofline = 0.147
+"""
+
+import dataclasses
+
+from . import _check, _data, hardware, models
+from .deployment import Deployment
+
+GPUS_PER_NODE = 8  # HGX H100 / H800 nodes in the sources: 8 GPUs each
+
+
+@dataclasses.dataclass(frozen=True)
+class Measurement:
+    """One published decode measurement and the setup it ran with."""
+
+    key: str
+    hardware_key: str              # a name in roofline.hardware (H800 runs use "H100"; see notes)
+    model_key: str                 # a name in roofline.models
+    n_chips: int                   # GPUs serving decode together (the expert-parallel group)
+    batch_per_chip: float          # sequences decoded together on each chip
+    len_ctx: float                 # tokens of context (KV length) per sequence
+    precision: str                 # weights and FLOP rate: 'fp4', 'fp8' or 'bf16'
+    kv_bytes_per_elem: float       # byte per cached value: 2 for BF16, 1 for FP8
+    kv_bytes_per_token_published: float | None  # byte/token where the cache layout adds scales; else None
+    out_tokens_per_s_per_node: float | None     # output token/s per 8-GPU node, where the source gives it
+    out_tokens_per_s_per_chip: float            # output token/s per chip (per node / 8 where so published)
+    source: str
+    confidence: str                # high, medium or low
+    notes: str = ""
+
+    def __post_init__(self):
+        for name in ("n_chips", "batch_per_chip", "len_ctx", "kv_bytes_per_elem", "out_tokens_per_s_per_chip"):
+            _check.positive(name, getattr(self, name))
+        hardware.get(self.hardware_key).flops(self.precision)  # raises if unknown or unpublished
+        models.get(self.model_key)
+
+    @property
+    def hardware(self):
+        """The :class:`~roofline.hardware.Hardware` it ran on (or stands in for it)."""
+        return hardware.get(self.hardware_key)
+
+    @property
+    def model(self):
+        """The :class:`~roofline.models.Model` it served."""
+        return models.get(self.model_key)
+
+    @property
+    def batch(self):
+        """Sequences in one step of the whole deployment: per chip x chips."""
+        return self.batch_per_chip * self.n_chips
+
+    @property
+    def kv_bytes(self):
+        """KV-cache bytes per token: the published layout if given, else the model's formula."""
+        if self.kv_bytes_per_token_published is not None:
+            return self.kv_bytes_per_token_published
+        return self.model.kv_bytes_per_token(self.kv_bytes_per_elem)
+
+    def deployment(self):
+        """The :class:`~roofline.Deployment` with the measurement's chips, precision and KV bytes."""
+        return Deployment(self.model, self.hardware, precision=self.precision, n_chips=self.n_chips,
+                          kv_bytes=self.kv_bytes)
+
+    def terms(self):
+        """The roofline's compute, weight-fetch, KV-fetch and step time of one step, s."""
+        return self.deployment().terms(self.batch, self.len_ctx)
+
+    def roofline_tokens_per_s_per_chip(self):
+        """Output tokens/s per chip that the roofline allows: batch / step time / chips."""
+        return self.deployment().tokens_per_s(self.batch, self.len_ctx) / self.n_chips
+
+    def measured_step_time_s(self):
+        """Step time implied by the measurement, s: sequences per chip / tokens per s per chip."""
+        return self.batch_per_chip / self.out_tokens_per_s_per_chip
+
+    def measured_over_roofline(self):
+        """Measured over roofline throughput; below 1, since the roofline is an upper bound."""
+        return self.out_tokens_per_s_per_chip / self.roofline_tokens_per_s_per_chip()
+
+
+def _from_row(r):
+    return Measurement(
+        key=r["key"], hardware_key=r["hardware"], model_key=r["model"], n_chips=int(r["n_chips"]),
+        batch_per_chip=float(r["batch_per_chip"]), len_ctx=float(r["len_ctx"]), precision=r["precision"],
+        kv_bytes_per_elem=float(r["kv_bytes_per_elem"]),
+        kv_bytes_per_token_published=_data.number(r["kv_bytes_per_token"]),
+        out_tokens_per_s_per_node=_data.number(r["out_tokens_per_s_per_node"]),
+        out_tokens_per_s_per_chip=float(r["out_tokens_per_s_per_chip"]),
+        source=r["sources"], confidence=r["confidence"], notes=r["notes"],
+    )
+
+
+REGISTRY, _ALIASES = _data.load("measurements.csv", _from_row)
+
+
+def get(name):
+    """The :class:`Measurement` called ``name`` (case, spaces and dashes ignored; aliases accepted).
+
+    >>> print(get("sglang-gb200").hardware_key)
+    GB200
+    """
+    return _check.choice("measurement", name, REGISTRY, _ALIASES)
+
+
+def names():
+    """Registry names, in the order of the data file."""
+    return list(REGISTRY)

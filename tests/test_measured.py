@@ -1,0 +1,114 @@
+"""Published decode measurements against the roofline: the registry, hand arithmetic, bad names.
+
+The measurements come from ``shared/reference/README.md`` section 5 ("Measured throughput and
+latency"), which compiles the LMSYS/SGLang blog posts and DeepSeek's profile data; the FP8 MLA cache
+layout comes from its section 2a.
+"""
+
+import dataclasses
+
+import pytest
+
+from roofline import Deployment, hardware, measured, models
+
+REQUIRED = ["LMSYS H100 EP72", "SGLang GB200 NVL72", "DeepSeek profile H800"]
+
+
+@pytest.mark.parametrize("name", REQUIRED)
+def test_registry_has_the_three_decode_measurements(name):
+    """README section 5: LMSYS H100 EP72, SGLang GB200 NVL72 Part II, DeepSeek's profile (H800)."""
+    assert isinstance(measured.get(name), measured.Measurement)
+
+
+@pytest.mark.parametrize("key", measured.names())
+def test_every_row_has_a_source_confidence_and_known_chip_and_model(key):
+    """Every number carries its source (house style, rule 3); chip and model resolve in the registries."""
+    m = measured.get(key)
+    assert "README.md section 5" in m.source and len(m.notes) > 40
+    assert m.confidence in ("high", "medium", "low")
+    assert m.precision in m.hardware.precisions()
+    assert m.model is models.get("DeepSeek-V3")
+
+
+@pytest.mark.parametrize("key", [k for k in measured.names() if measured.get(k).out_tokens_per_s_per_node])
+def test_per_gpu_is_per_node_over_eight(key):
+    """README section 5: "Per-GPU = system total / number of accelerators"; an HGX node has 8 GPUs."""
+    m = measured.get(key)
+    assert m.out_tokens_per_s_per_chip == m.out_tokens_per_s_per_node / 8
+    assert f"/ 8 GPUs per node = {m.out_tokens_per_s_per_chip:,.2f}" in m.notes  # the derivation is stated
+
+
+def test_published_figures_as_in_the_readme():
+    """README section 5: 22,282 per node on 9 x 8 H100 (batch 256, KV 2,000); 13,386 per GPU on 48
+    GB200 ranks (batch 1,408, 2K input); 18,598 per node on 16 nodes (batch 128, KV 4,096)."""
+    h100, gb200, ds = (measured.get(k) for k in REQUIRED)
+    assert (h100.n_chips, h100.batch_per_chip, h100.len_ctx, h100.out_tokens_per_s_per_node) == (9 * 8, 256, 2000, 22282)
+    assert round(h100.out_tokens_per_s_per_chip) == 2785  # the README's bold per-GPU figure
+    assert (gb200.n_chips, gb200.batch_per_chip, gb200.len_ctx, gb200.out_tokens_per_s_per_chip) == (48, 1408, 2000, 13386)
+    assert (ds.n_chips, ds.batch_per_chip, ds.len_ctx, ds.out_tokens_per_s_per_node) == (16 * 8, 128, 4096, 18598)
+
+
+def test_kv_bytes_bf16_and_fp8_mla():
+    """README 2a: BF16 MLA cache 61 x (512 + 64) x 2 = 70,272 B/token; the FP8 layout is 656 B/layer
+    (512 FP8 + 4 FP32 scales + 64 BF16 RoPE), 40,016 B/token, which the plain formula at 1 byte misses."""
+    h100, gb200, _ = (measured.get(k) for k in REQUIRED)
+    assert h100.kv_bytes == 61 * (512 + 64) * 2 == 70272
+    assert gb200.kv_bytes == 61 * (512 * 1 + 4 * 4 + 64 * 2) == 40016
+    assert gb200.model.kv_bytes_per_token(1) == 35136 != gb200.kv_bytes
+
+
+def test_lmsys_h100_roofline_by_hand():
+    """Hand arithmetic, per H100 (datasheet dense FP8 1,978.9 TFLOP/s, 3.35 TB/s): 256 sequences x 37B
+    active x 2 FLOPs = 9.57 ms of compute; 671B FP8 weights over 72 GPUs = 2.78 ms; 256 x 2,000 tokens x
+    70,272 B = 10.74 ms of KV reads. Step = max(9.57, 2.78 + 10.74) = 13.52 ms, 18,932 tokens/s per GPU."""
+    m = measured.get("lmsys-h100")
+    compute = 256 * 37e9 * 2 / 1.9789e15
+    weights = 671e9 * 1.0 / (72 * 3.35e12)
+    kv = 256 * 2000 * 70272 / 3.35e12
+    step = max(compute, weights + kv)
+    t = m.terms()
+    assert [t["compute"], t["weights"], t["kv"], t["step"]] == pytest.approx([compute, weights, kv, step], rel=1e-12)
+    assert step == pytest.approx(13.52e-3, abs=0.01e-3)
+    assert m.roofline_tokens_per_s_per_chip() == pytest.approx(256 / step, rel=1e-12)
+    assert m.measured_over_roofline() == pytest.approx((22282 / 8) / (256 / step), rel=1e-12)
+    assert m.measured_step_time_s() == pytest.approx(256 / 2785.25)  # README: "≈92 ms per step (derived)"
+    assert round(m.measured_step_time_s() * 1e3) == 92
+
+
+def test_deployment_batch_is_per_chip_times_chips():
+    """A Deployment's step is for B sequences over G chips: B = batch per chip x chips, so the per-chip
+    roofline does not depend on how many chips share the work (weights aside)."""
+    m = measured.get("DeepSeek profile H800")
+    d = m.deployment()
+    assert isinstance(d, Deployment) and d.params["n_chips"] == 128 and m.batch == 128 * 128
+    assert d.params["kv_bytes"] == m.kv_bytes and d.precision == "fp8" and d.hardware is hardware.get("H100")
+    per_chip = d.tokens_per_s(m.batch, m.len_ctx) / 128
+    assert m.roofline_tokens_per_s_per_chip() == pytest.approx(per_chip)
+
+
+@pytest.mark.parametrize("key", measured.names())
+def test_measured_throughput_stays_under_the_roofline(key):
+    """The roofline is a lower bound on step time (decode module docstring), so measured / roofline < 1."""
+    m = measured.get(key)
+    assert 0 < m.measured_over_roofline() < 1
+    assert m.measured_step_time_s() > m.terms()["step"]
+
+
+@pytest.mark.parametrize("bad", ["H100", "lmsys-h200", "", "SGLang GB300"])
+def test_unknown_measurement_names_the_accepted_ones(bad):
+    """A misspelt name is a ValueError listing what is accepted (house style, rule 7)."""
+    with pytest.raises(ValueError, match=r"unknown measurement .*Accepted: 'LMSYS H100 EP72'"):
+        measured.get(bad)
+
+
+def test_non_string_name_and_bad_fields_raise():
+    """Non-string names and non-positive sizes fail at the boundary with the parameter named."""
+    with pytest.raises(ValueError, match="measurement must be a name"):
+        measured.get(72)
+    m = measured.get("LMSYS H100 EP72")
+    with pytest.raises(ValueError, match="batch_per_chip"):
+        dataclasses.replace(m, batch_per_chip=0)
+    with pytest.raises(ValueError, match="precision"):
+        dataclasses.replace(m, precision="fp4")  # H100 publishes no FP4 rate
+    with pytest.raises(ValueError, match="unknown hardware"):
+        dataclasses.replace(m, hardware_key="H800")
