@@ -262,5 +262,5 @@ class DecodeFigure:
     def to_png(self):
         """The figure as PNG bytes, e.g. for an ``ipywidgets.Image`` (renders it once)."""
         buf = io.BytesIO()
-        self.fig.savefig(buf, format="png")
+        self.fig.savefig(buf, format="png", pil_kwargs={"compress_level": 1})  # fast zlib: a widget frame, not a file
         return buf.getvalue()
