@@ -95,33 +95,30 @@ ratio = _numeric(hardware_ratio, "ratio",
                  "Hardware ratio F * b_w / (c_mac * W), the lecture's 'about 300'.")
 
 
+_balance_batch_kv_n = _numeric(balance_batch_kv, "balance_batch_with_kv_n", "")
+
+
 def balance_batch_with_kv_n(**kwargs):
     """Batch where compute equals weight fetch + KV fetch, sequences.
 
-    Returns ``inf`` where the KV slope is at least the compute slope: then the
-    step never becomes compute-bound, however large the batch (00:10:34).
-    Takes the keyword arguments of :func:`balance_batch_n` plus ``len_ctx`` and ``kv_bytes``.
+    Returns ``inf`` where the context is at least the balance context: there the KV
+    slope is at least the compute slope and the step never becomes compute-bound,
+    however large the batch (00:10:34). Takes the keyword arguments of
+    :func:`balance_batch_n` plus ``len_ctx`` and ``kv_bytes``.
 
     >>> b = balance_batch_with_kv_n(n_total=700e9, n_active=87.5e9, bytes_per_param=0.5,
     ...     flops_per_mac=2, flops=10e15, mem_bw=8e12, len_ctx=1, kv_bytes=1e-9)
     >>> print(f"{b:,.0f}")
     2,500
     """
-    names = ("n_total", "n_active", "bytes_per_param", "flops_per_mac", "flops", "mem_bw",
-             "len_ctx", "kv_bytes")
-    v = {n: _check.positive(n, kwargs.get(n)) for n in names}
-    compute_slope = v["n_active"] * v["flops_per_mac"] / v["flops"]
-    kv_slope = v["len_ctx"] * v["kv_bytes"] / v["mem_bw"]
-    weights = v["n_total"] * v["bytes_per_param"] / v["mem_bw"]
-    gap = np.asarray(compute_slope - kv_slope, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.where(gap > 0, weights / np.where(gap > 0, gap, 1.0), np.inf)
+    batch = _balance_batch_kv_n(**kwargs)
+    below = kwargs["len_ctx"] < balance_context_tokens(**{n: kwargs[n] for n in balance_context_tokens.args})
+    out = np.where(below, batch, np.inf)
     return out if out.ndim else float(out)
 
 
 balance_batch_with_kv_n.expr = balance_batch_kv
-balance_batch_with_kv_n.args = ("n_total", "n_active", "bytes_per_param", "flops_per_mac", "flops",
-                                  "mem_bw", "len_ctx", "kv_bytes")
+balance_batch_with_kv_n.args = _balance_batch_kv_n.args
 
 
 # -- a deployment: a model on some hardware --------------------------------------------------

@@ -82,37 +82,36 @@ class Deployment:
         return fn(**{k: (extra[k] if k in extra else p[k]) for k in fn.args})
 
     # -- the step ----------------------------------------------------------------------------
+    def _kv_tokens(self, len_ctx):
+        """Tokens whose KV each sequence reads per step: the context, or its square root (sparse)."""
+        L = _check.positive("len_ctx", len_ctx)
+        return np.sqrt(L) if self.attention == "sqrt" else L  # t_kv_sqrt is t_kv with L -> sqrt(L)
+
     def terms(self, batch, len_ctx):
         """Compute, weight-fetch, KV-fetch and step time, s, broadcast over batch x len_ctx."""
-        b = _check.positive("batch", batch)
-        L = _check.positive("len_ctx", len_ctx)
-        compute = self._call(decode.compute_time_s, batch=b)
+        ctx = self._kv_tokens(len_ctx)
+        compute = self._call(decode.compute_time_s, batch=batch)
+        kv = self._call(decode.kv_time_s, batch=batch, len_ctx=ctx)
+        step = self._call(decode.step_time_s, batch=batch, len_ctx=ctx)
         weights = self._call(decode.weight_time_s)
-        ctx = np.sqrt(L) if self.attention == "sqrt" else L
-        kv = self._call(decode.kv_time_s, batch=b, len_ctx=ctx)
-        step = np.maximum(compute, weights + kv)
         if np.ndim(step):
             weights = np.broadcast_to(weights, step.shape)
         return {"compute": compute, "weights": weights, "kv": kv, "step": step}
 
     def step_time_s(self, batch, len_ctx):
         """Step time, s: max(compute, weight fetch + KV fetch)."""
-        if self.attention == "sqrt":
-            return self.terms(batch, len_ctx)["step"]
-        return self._call(decode.step_time_s, batch=batch, len_ctx=len_ctx)
+        return self._call(decode.step_time_s, batch=batch, len_ctx=self._kv_tokens(len_ctx))
 
     def tokens_per_s(self, batch, len_ctx):
         """Output tokens per second of the replica."""
-        return _check.positive("batch", batch) / self.step_time_s(batch, len_ctx)
+        return self._call(decode.tokens_per_s, batch=batch, len_ctx=self._kv_tokens(len_ctx))
 
     def cost_per_token_usd(self, batch, len_ctx):
         """USD per output token at the deployment's price."""
-        p = self.params
-        if np.isnan(p["price"]):
+        if np.isnan(self.params["price"]):
             raise ValueError(f"price_usd_per_hour is unknown for {self.hardware.key}; "
                              "pass price_usd_per_hour > 0 to Deployment")
-        step = self.step_time_s(batch, len_ctx)
-        return p["n_chips"] * p["price"] / decode.SECONDS_PER_HOUR * step / _check.positive("batch", batch)
+        return self._call(decode.cost_per_token_usd, batch=batch, len_ctx=self._kv_tokens(len_ctx))
 
     def regime(self, batch, len_ctx):
         """Which term sets the step: 'compute-bound', 'weight-bound' or 'KV-bound' (scalars only)."""
@@ -132,8 +131,7 @@ class Deployment:
         """Batch where compute meets memory; with ``len_ctx``, the KV term is kept (inf if never)."""
         if len_ctx is None:
             return self._call(decode.balance_batch_n)
-        ctx = np.sqrt(_check.positive("len_ctx", len_ctx)) if self.attention == "sqrt" else len_ctx
-        return self._call(decode.balance_batch_with_kv_n, len_ctx=ctx)
+        return self._call(decode.balance_batch_with_kv_n, len_ctx=self._kv_tokens(len_ctx))
 
     def balance_context(self):
         """Context length where KV fetch equals compute (dense attention), tokens."""
