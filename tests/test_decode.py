@@ -11,22 +11,22 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from roofline import Deployment, decode, hardware, models
-from roofline.symbols import (B, N_active, N_total, bytes_per_param, flops, flops_per_mac, hbm_bytes,
+from roofline import Deployment, decode, equations, hardware, models
+from roofline.symbols import (B, N_active, N_total, bytes_per_param, flops, hbm_bytes,
                               kv_bytes, len_ctx, mem_bw, n_chips, price)
 
-# A hardware point whose ratio F * b_w / (c_mac * W) is exactly 300: 9.6 PFLOP/s, FP4, 8 TB/s.
-RATIO_300 = dict(flops=9.6e15, bytes_per_param=0.5, flops_per_mac=2, mem_bw=8e12)
+# A hardware point whose ratio F * b_w / (2 * W) is exactly 300: 9.6 PFLOP/s, FP4, 8 TB/s.
+RATIO_300 = dict(flops=9.6e15, bytes_per_param=0.5, mem_bw=8e12)
 
 
 # -- the single terms ---------------------------------------------------------------------------
 def test_compute_time_by_hand():
-    """Compute time = B * N_active * c_mac / (G * F) (00:03:12).
+    """Compute time = 2 B N_active / (G F): a multiply-add is 2 FLOPs (00:03:12).
 
     By hand: 64 sequences x 37e9 parameters x 2 FLOP = 4.736e12 FLOP, over 72 chips of
     10 PFLOP/s = 7.2e17 FLOP/s, is 6.578 us.
     """
-    t = decode.compute_time_s(batch=64, n_active=37e9, flops_per_mac=2, n_chips=72, flops=10e15)
+    t = decode.compute_time_s(batch=64, n_active=37e9, n_chips=72, flops=10e15)
     assert t == pytest.approx(64 * 37e9 * 2 / 7.2e17, rel=1e-12)
     assert t == pytest.approx(6.5778e-6, rel=1e-4)
 
@@ -53,9 +53,9 @@ def test_kv_time_by_hand():
 
 def test_step_time_is_the_larger_of_compute_and_memory():
     """t = max(compute, weights + KV) (00:02:37). Hand-built cases where each side wins."""
-    common = dict(n_total=1e9, n_active=1e9, bytes_per_param=1, flops_per_mac=1, flops=1e12,
+    common = dict(n_total=1e9, n_active=1e9, bytes_per_param=1, flops=2e12,
                   mem_bw=1e12, n_chips=1, len_ctx=1, kv_bytes=1)
-    # memory: 1e9 B / 1e12 B/s = 1 ms (+ 1 B of KV); compute at B = 1: 1e9 / 1e12 = 1 ms
+    # memory: 1e9 B / 1e12 B/s = 1 ms (+ 1 B of KV); compute at B = 1: 2 x 1e9 FLOP / 2e12 FLOP/s = 1 ms
     assert decode.step_time_s(batch=1, **common) == pytest.approx(1e-3 + 1e-12, rel=1e-12)
     # at B = 10 compute is 10 ms, memory still ~1 ms
     assert decode.step_time_s(batch=10, **common) == pytest.approx(10e-3, rel=1e-12)
@@ -63,7 +63,7 @@ def test_step_time_is_the_larger_of_compute_and_memory():
 
 def test_tokens_per_second_is_batch_over_step():
     """Each sequence gets one token per step, so throughput = B / t."""
-    p = dict(n_total=1e9, n_active=1e9, bytes_per_param=1, flops_per_mac=1, flops=1e12, mem_bw=1e12,
+    p = dict(n_total=1e9, n_active=1e9, bytes_per_param=1, flops=2e12, mem_bw=1e12,
              n_chips=1, len_ctx=1, kv_bytes=1)
     for b in (1, 7, 1000):
         assert decode.tokens_per_s(batch=b, **p) == pytest.approx(b / decode.step_time_s(batch=b, **p))
@@ -73,7 +73,7 @@ def test_tokens_per_second_is_batch_over_step():
 def test_h100_ratio_bf16():
     """H100 with BF16 weights: 989 TFLOP/s x 2 B / (2 FLOP per MAC x 3.35 TB/s) ~ 295 (notes, ch. 1)."""
     h100 = hardware.get("H100")
-    r = decode.ratio(flops=h100.flops("bf16"), bytes_per_param=2, flops_per_mac=2, mem_bw=h100.hbm_bw)
+    r = decode.ratio(flops=h100.flops("bf16"), bytes_per_param=2, mem_bw=h100.hbm_bw)
     assert r == pytest.approx(989.4e12 / 3.35e12, rel=1e-9)
     assert round(r) == 295
 
@@ -83,9 +83,9 @@ def test_b200_ratio_fp4():
 
     The registry carries the shipping 7.7 TB/s, which gives 292: both "about 300".
     """
-    assert decode.ratio(flops=9e15, bytes_per_param=0.5, flops_per_mac=2, mem_bw=8e12) == pytest.approx(281.25)
+    assert decode.ratio(flops=9e15, bytes_per_param=0.5, mem_bw=8e12) == pytest.approx(281.25)
     b200 = hardware.get("B200")
-    r = decode.ratio(flops=b200.flops("fp4"), bytes_per_param=0.5, flops_per_mac=2, mem_bw=b200.hbm_bw)
+    r = decode.ratio(flops=b200.flops("fp4"), bytes_per_param=0.5, mem_bw=b200.hbm_bw)
     assert r == pytest.approx(9e15 * 0.5 / (2 * 7.7e12))
     assert 250 < r < 350
 
@@ -93,15 +93,24 @@ def test_b200_ratio_fp4():
 def test_gb200_ratio_fp4():
     """GB200: 10e15 x 0.5 / (2 x 8e12) = 312.5 exactly (shared context), also through a Deployment."""
     gb200 = hardware.get("GB200")
-    assert decode.ratio(flops=gb200.flops("fp4"), bytes_per_param=0.5, flops_per_mac=2,
+    assert decode.ratio(flops=gb200.flops("fp4"), bytes_per_param=0.5,
                         mem_bw=gb200.hbm_bw) == pytest.approx(312.5, rel=1e-12)
     assert Deployment(models.get("DeepSeek-V3"), gb200, precision="fp4").ratio() == pytest.approx(312.5)
 
 
-def test_lecture_flop_convention_doubles_the_ratio():
-    """The lecture counts multiplies (c_mac = 1, 00:18:09): the same chip's ratio is twice the datasheet one."""
-    p = dict(flops=10e15, bytes_per_param=0.5, mem_bw=8e12)
-    assert decode.ratio(flops_per_mac=1, **p) == pytest.approx(2 * decode.ratio(flops_per_mac=2, **p))
+def test_lecture_flop_convention_gives_the_same_ratio():
+    """The lecture counts multiplies (00:18:09): its FLOP/s are half a datasheet's and its ratio F b_w / W
+    has no 2, so it is the same number: GB200 FP4, 5e15 multiplies/s x 0.5 B / 8e12 B/s = 312.5."""
+    assert decode.ratio(flops=10e15, bytes_per_param=0.5, mem_bw=8e12) == pytest.approx(5e15 * 0.5 / 8e12)
+
+
+def test_dropping_the_factor_two_fails():
+    """Independent FLOP count: one decode step of B sequences does 2 FLOP per active weight per sequence
+    (one multiply-add). Compute-bound, the chips' FLOP/s times the step time must equal that count."""
+    p = dict(n_active=37e9, n_chips=72, flops=10e15)
+    for b in (1, 100, 1e4):
+        executed = p["n_chips"] * p["flops"] * decode.compute_time_s(batch=b, **p)
+        assert executed == pytest.approx(b * 37e9 * 2, rel=1e-12)
 
 
 # -- the balance batch: 300 x 8 = 2,400 (00:19:27) ----------------------------------------------
@@ -178,24 +187,24 @@ def test_train_throughput_128k():
 def test_balance_context_gemini_inversion():
     """100B active, 200K context, ratio 300 -> k = 100e9 / (300 x 200e3) ~ 1,667 bytes/token (01:38:22).
 
-    The lecture plugs in mem_bw / FLOPs = 1/300 counting multiplies (c_mac = 1).
+    The lecture plugs in mem_bw / FLOPs = 1/300 counting multiplies: 600 datasheet FLOP per byte.
     """
     k = sp.solve(sp.Eq(decode.balance_context, len_ctx), kv_bytes)[0]
-    k_val = float(k.subs({N_active: 100e9, flops_per_mac: 1, flops: 300, mem_bw: 1, len_ctx: 200e3}))
+    k_val = float(k.subs({N_active: 100e9, flops: 600, mem_bw: 1, len_ctx: 200e3}))
     assert k_val == pytest.approx(1e11 / 6e7, rel=1e-12)
     assert round(k_val) == 1667
     # forwards: that cache size puts the KV/compute crossover at 200K tokens
-    L = decode.balance_context_tokens(n_active=100e9, flops_per_mac=1, flops=300, mem_bw=1, kv_bytes=k_val)
+    L = decode.balance_context_tokens(n_active=100e9, flops=600, mem_bw=1, kv_bytes=k_val)
     assert L == pytest.approx(200e3, rel=1e-12)
 
 
 def test_balance_context_is_where_kv_meets_compute():
     """At L*, KV-fetch time equals compute time for any batch (the definition, 01:38:22)."""
-    p = dict(n_active=37e9, flops_per_mac=2, flops=10e15, mem_bw=8e12, kv_bytes=70272)
+    p = dict(n_active=37e9, flops=10e15, mem_bw=8e12, kv_bytes=70272)
     L = decode.balance_context_tokens(**p)
     for b in (1, 64, 5000):
         kv = decode.kv_time_s(batch=b, len_ctx=L, kv_bytes=p["kv_bytes"], n_chips=72, mem_bw=p["mem_bw"])
-        comp = decode.compute_time_s(batch=b, n_active=p["n_active"], flops_per_mac=2, n_chips=72, flops=10e15)
+        comp = decode.compute_time_s(batch=b, n_active=p["n_active"], n_chips=72, flops=10e15)
         assert kv == pytest.approx(comp, rel=1e-12)
 
 
@@ -203,7 +212,7 @@ def test_balance_context_is_where_kv_meets_compute():
 def test_cost_per_token_by_hand():
     """72 chips x $2/h for a 20 ms step of 2,000 sequences: 72 x 2/3600 x 0.02 / 2000 = $4e-7 (00:12:49)."""
     # weight-bound by construction: 1.44e12 B over 72 x 1e12 B/s = 20 ms; compute and KV negligible
-    p = dict(n_total=1.44e12, n_active=1, bytes_per_param=1, flops_per_mac=1, flops=1e18, mem_bw=1e12,
+    p = dict(n_total=1.44e12, n_active=1, bytes_per_param=1, flops=1e18, mem_bw=1e12,
              n_chips=72, len_ctx=1, kv_bytes=1e-6, price=2.0)
     assert decode.step_time_s(batch=2000, **{k: v for k, v in p.items() if k != "price"}) == pytest.approx(
         20e-3, rel=1e-9)
@@ -213,6 +222,7 @@ def test_cost_per_token_by_hand():
 def test_deployment_cost_is_chip_seconds_times_price():
     """Deployment.cost_per_token_usd = n_chips x price x step / B, price per chip-hour from the registry."""
     d = Deployment(models.get("DeepSeek-V3"), hardware.get("GB200"), precision="fp4")
+    assert d.n_chips_used == 72
     for b, L in ((64, 4096), (5000, 32768)):
         chip_seconds = 72 * d.step_time_s(b, L)
         assert d.cost_per_token_usd(b, L) == pytest.approx(chip_seconds * 3.3 / 3600 / b, rel=1e-12)
@@ -227,26 +237,26 @@ def test_balance_batch_simplifies_to_ratio_times_sparsity():
 def test_balance_batch_kv_symbolic():
     """With KV: B* = W0 / (compute slope - KV slope); it tends to the plain B* as k -> 0."""
     weights = N_total * bytes_per_param / mem_bw
-    expected = weights / (N_active * flops_per_mac / flops - len_ctx * kv_bytes / mem_bw)
+    expected = weights / (2 * N_active / flops - len_ctx * kv_bytes / mem_bw)
     assert sp.simplify(decode.balance_batch_kv - expected) == 0
     assert sp.simplify(sp.limit(decode.balance_batch_kv, kv_bytes, 0) - decode.balance_batch) == 0
 
 
 def test_balance_context_symbolic():
-    """L* = N_active c_mac W / (F k): KV fetch meets compute, independent of B and G."""
-    assert sp.simplify(decode.balance_context - N_active * flops_per_mac * mem_bw / (flops * kv_bytes)) == 0
+    """L* = 2 N_active W / (F k): KV fetch meets compute, independent of B and G."""
+    assert sp.simplify(decode.balance_context - 2 * N_active * mem_bw / (flops * kv_bytes)) == 0
     assert B not in decode.balance_context.free_symbols and n_chips not in decode.balance_context.free_symbols
 
 
 def test_cost_per_token_symbolic_floor():
     """Cost per token = G p/3600 x t/B (00:12:40): the compute part is flat in B, the weight part ~ 1/B.
 
-    So the floor, reached at large batch, is p N_active c_mac / (3600 F): independent of G and B.
+    So the floor, reached at large batch, is 2 p N_active / (3600 F): independent of G and B.
     """
     per_chip_second = n_chips * price / 3600
     assert sp.simplify(decode.cost_per_token - per_chip_second * decode.step_time / B) == 0
     compute = sp.simplify(per_chip_second * decode.t_compute / B)
-    assert sp.simplify(compute - price * N_active * flops_per_mac / (3600 * flops)) == 0
+    assert sp.simplify(compute - 2 * price * N_active / (3600 * flops)) == 0
     weights = per_chip_second * decode.t_weights / B
     assert sp.limit(weights, B, sp.oo) == 0
     kv = sp.simplify(per_chip_second * decode.t_kv / B)
@@ -256,10 +266,10 @@ def test_cost_per_token_symbolic_floor():
 def test_numeric_functions_are_lambdified_from_the_expressions():
     """Each numeric function carries its sympy expression and agrees with it at a random point."""
     rng = np.random.default_rng(0)
-    for name in ("compute_time_s", "weight_time_s", "kv_time_s", "step_time_s", "tokens_per_s",
-                 "cost_per_token_usd", "balance_batch_n", "balance_context_tokens", "drain_time_s",
-                 "worst_latency_s", "ratio"):
-        fn = getattr(decode, name)
+    for fn in equations.every_variant():
         values = {a: float(rng.uniform(1, 10)) for a in fn.args}
-        subs = {decode.ARGS[a]: v for a, v in values.items()}
-        assert fn(**values) == pytest.approx(float(fn.expr.subs(subs)), rel=1e-12), name
+        exact = sp.N(fn.subs(values))
+        if exact.is_infinite:
+            assert math.isinf(fn(**values)), fn
+        else:
+            assert fn(**values) == pytest.approx(float(exact), rel=1e-12), fn

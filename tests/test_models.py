@@ -62,10 +62,15 @@ def test_llama_70b_gqa_by_hand():
 
 
 def test_gpt_oss_sliding_window_halves_long_context_kv():
-    """gpt-oss: 36 layers give 73,728 B nominally; only the 18 full-attention layers grow with context."""
+    """gpt-oss: 36 layers give 73,728 B nominally; only the 18 full-attention layers grow with context.
+    The 18 window layers hold min(L, 128) tokens: at 4,096 tokens they add 18 x 2,048 B x 128 = 4.7 MB per
+    sequence, 1,152 B per token, so the cache is 38,016 B per token, 3% above the long-context growth."""
     m = models.get("gpt-oss-120b")
-    assert m.kv_bytes_per_token(long_context=False) == 73_728
+    assert m.kv_bytes_per_layer() * m.layers == 73_728
     assert m.kv_bytes_per_token() == 36_864
+    assert m.kv_bytes_per_token(len_ctx=4096) == 36_864 + 18 * 2048 * 128 / 4096
+    assert m.kv_bytes_per_sequence(4096) == 4096 * 36_864 + 18 * 2048 * 128
+    assert m.kv_bytes_per_token(len_ctx=64) == 73_728  # inside the window every layer grows
 
 
 def test_deepseek_sparsity_real_and_lecture():

@@ -12,15 +12,40 @@ import pytest
 from roofline import _check, prices
 
 
-def test_every_csv_row_gives_at_least_one_price_with_a_source():
-    """Each of the CSV's rows is read (none dropped), and every price keeps its source and confidence."""
-    with resources.files("roofline").joinpath("data/api_prices.csv").open(newline="") as fh:
-        rows = list(csv.DictReader(fh))
-    assert len(rows) == 37
-    read = {tuple(p.raw) for p in prices.ROWS}
-    assert read == {tuple(r.items()) for r in rows}
+def _csv_rows():
+    with resources.files("roofline").joinpath("data/api_prices.csv").open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_csv_is_one_price_per_row_with_date_and_source():
+    """Every row of api_prices.csv is one price of one kind, dated and sourced, with a unique key;
+    no cell packs several values (" / "), and every price is a plain number or a change."""
+    rows = _csv_rows()
+    assert list(rows[0]) == ["key", "provider", "model", "tier", "tier_aliases", "context", "kind",
+                             "usd_per_mtok", "change", "as_of", "source", "confidence", "notes"]
+    assert len(rows) == len(prices.ENTRIES) == 186
+    assert len({r["key"] for r in rows}) == len(rows)
+    for r in rows:
+        assert r["as_of"].strip() and len(r["source"]) > 5 and r["source"] != "same", r["key"]
+        assert r["confidence"] in ("high", "medium", "low"), r["key"]
+        assert r["kind"] in prices.COLUMNS, r["key"]
+        assert not any(" / " in v for v in r.values()), r["key"]
+        assert r["tier"] == r["tier"].lower() and r["model"] not in ("all paid models",), r["key"]
+        if r["usd_per_mtok"]:
+            assert float(r["usd_per_mtok"]) >= 0 and not r["change"], r["key"]
+        else:
+            assert -1 < float(r["change"]) < 1, r["key"]
+
+
+def test_every_price_groups_rows_and_keeps_a_source():
+    """ROWS holds one Price per (provider, model, tier, context); each CSV row lands in exactly one."""
+    groups = {(r["provider"], r["model"], r["tier"], r["context"]) for r in _csv_rows()}
+    assert [(p.provider, p.model, p.tier, p.context) for p in prices.ROWS] == list(dict.fromkeys(
+        (r["provider"], r["model"], r["tier"], r["context"]) for r in _csv_rows()))
+    assert len(prices.ROWS) == len(groups)
     for p in prices.ROWS:
         assert len(p.source) > 5 and p.confidence in ("high", "medium", "low"), (p.provider, p.model)
+        assert p.as_of, (p.provider, p.model)
 
 
 def test_names_stay_distinct_after_normalizing():
@@ -91,7 +116,7 @@ def test_rows_listing_several_models_give_one_price_each():
     assert "deepseek-v4-flash" in prices.models("DeepSeek")
 
 
-def test_slash_cells_split_by_context_or_tier():
+def test_prices_by_context_or_tier():
     """README 3: Gemini 3.1 Pro is $2 / $12 up to 200K prompt tokens and $4 / $18 above; DeepSeek V4-Flash
     peak is 2x off-peak (0.15 / 0.30 in, 0.60 / 1.20 out); Opus 5.5 standard / fast is $4 / $8 in."""
     short = prices.get("Google", "gemini-3.1-pro-preview", context="prompt<=200k")
@@ -104,16 +129,49 @@ def test_slash_cells_split_by_context_or_tier():
     assert prices.get("Anthropic", "claude-opus-5.5", "fast").input_usd_per_mtok == 8.0
 
 
-def test_text_in_price_cells():
-    """api_prices.csv: "10.00 (inferred)" reads as 10.0 with the remark kept; "0.27 (miss)" as 0.27;
-    the cache write "6.25 (5m) / 10 (1h)" as the 5-minute 6.25."""
+def test_remarks_are_notes_not_part_of_prices():
+    """api_prices.csv: the inferred Opus 4.6 >200k price is 10.0 with "inferred" in its notes; the
+    DeepSeek V3 cache-miss input is 0.27; Anthropic's 5-minute cache write 6.25 is the standard
+    cache_write and the 1-hour write, 10, is the tier "1h-cache"."""
     long = prices.get("Anthropic", "claude-opus-4.6", "long-context")
-    assert long.input_usd_per_mtok == 10.0 and long.cell("input_usd_per_mtok") == "10.00 (inferred)"
-    assert long.confidence == "low"
-    assert prices.get("DeepSeek", "deepseek-chat (V3)").input_usd_per_mtok == 0.27
+    assert long.input_usd_per_mtok == 10.0 and "input: inferred" in long.notes
+    assert long.confidence == "low" and long.context == "prompt>200k"
+    v3 = prices.get("DeepSeek", "deepseek-chat (V3)")
+    assert v3.input_usd_per_mtok == 0.27 and "cache-miss" in v3.notes and v3.context == ""
     opus = prices.get("Anthropic", "claude-opus-4.6")
-    assert opus.cache_write_usd_per_mtok == 6.25 and opus.cell("cache_write_usd_per_mtok") == "6.25 (5m) / 10 (1h)"
+    assert opus.cache_write_usd_per_mtok == 6.25 and "5-minute" in opus.notes
     assert opus.usd_per_mtok("cached_input") == 0.5
+    hour = prices.get("Anthropic", "claude-opus-4.6", "1h-cache")
+    assert hour.cache_write_usd_per_mtok == 10.0 and hour.input_usd_per_mtok is None
+    assert prices.multiplier("Anthropic", "claude-opus-4.6", "1h-cache", column="cache_write") == 1.6
+
+
+@pytest.mark.parametrize("provider, model, tier, context, expected", [
+    # README 3a: Opus 4.6 fast mode $30 in / $150 out, cache read 3, write 37.50
+    ("Anthropic", "claude-opus-4.6", "fast", None, (30.0, 3.0, 37.5, 150.0)),
+    # README 3: Opus 4.5 / 4.6 / 4.7 / 4.8 / 5: 5 / 0.50 / 6.25 (5 min) / 25
+    ("Anthropic", "claude-opus-4.7", "standard", None, (5.0, 0.5, 6.25, 25.0)),
+    # README 3: Opus 4 / 4.1: 15 / 1.50 / 18.75 (5 min) / 75
+    ("Anthropic", "claude-opus-4.1", "standard", None, (15.0, 1.5, 18.75, 75.0)),
+    # README 3: Sonnet 4 / 4.5 >200K (1M beta): 6 / 0.60 / 7.50 / 22.50
+    ("Anthropic", "claude-sonnet-4.5", "long-context", None, (6.0, 0.6, 7.5, 22.5)),
+    # README 3: Haiku 4.5: 1 / 0.10 / 1.25 / 5
+    ("Anthropic", "claude-haiku-4.5", "standard", None, (1.0, 0.1, 1.25, 5.0)),
+    # README 3: Gemini 2.5 Pro 1.25 / 0.125 / 10.00; >200K prompt 2.50 / 0.25 / 15.00
+    ("Google", "gemini-2.5-pro", "standard", "<=200k", (1.25, 0.125, None, 10.0)),
+    ("Google", "gemini-2.5-pro", "standard", ">200k", (2.5, 0.25, None, 15.0)),
+    # README 3: GPT-5.5 5.00 / 0.50 / 30.00; >272K 10 / 1 / 45
+    ("OpenAI", "gpt-5.5", "standard", "prompt>272k", (10.0, 1.0, None, 45.0)),
+    # README 3: GPT-5 pro 15 / - / 120
+    ("OpenAI", "gpt-5-pro", "standard", None, (15.0, None, None, 120.0)),
+    # README 3: DeepSeek R1 0.55 / 0.14 / 2.19; V4-Pro 0.435 in / 0.87 out
+    ("DeepSeek", "deepseek-reasoner (R1)", "standard", None, (0.55, 0.14, None, 2.19)),
+    ("DeepSeek", "deepseek-v4-pro", "standard", None, (0.435, 0.003625, None, 0.87)),
+])
+def test_published_prices(provider, model, tier, context, expected):
+    """Prices against shared/reference/README.md section 3 and 3a (USD per million tokens)."""
+    p = prices.get(provider, model, tier, context)
+    assert tuple(p.usd_per_mtok(c) for c in prices.COLUMNS) == expected
 
 
 def test_multiplier_of_a_tier_over_itself_is_one():

@@ -11,24 +11,12 @@ import pytest
 import sympy as sp
 from sympy.physics import units as u
 
-from roofline import decode
+from roofline import equations
 from roofline import symbols as s
+from roofline.symbols import USD
 
-USD = sp.Symbol("USD", positive=True)  # money as its own dimension
-
-UNIT = {
-    s.B: 1, s.N_total: 1, s.N_active: 1, s.flops_per_mac: 1, s.n_chips: 1, s.len_ctx: 1,
-    s.bytes_per_param: u.byte, s.kv_bytes: u.byte, s.hbm_bytes: u.byte,
-    s.flops: 1 / u.second, s.mem_bw: u.byte / u.second,
-    s.price: USD / u.hour, s.t: u.second,
-}
-
-EXPECTED = {
-    "t_compute": u.second, "t_weights": u.second, "t_kv": u.second, "t_mem": u.second,
-    "step_time": u.second, "tokens_per_second": 1 / u.second, "cost_per_token": USD,
-    "hardware_ratio": 1, "balance_batch": 1, "balance_batch_kv": 1, "balance_context": 1,
-    "drain_time": u.second, "worst_latency": u.second, "train_throughput": 1 / u.second,
-}
+UNIT = {q.symbol: q.dimension for q in s.TABLE.values()}
+EVERY = equations.every_variant()
 
 
 def in_units(expr):
@@ -61,17 +49,23 @@ def unit_of(expr):
     return sp.simplify(expr / rest)
 
 
-def test_every_symbol_has_a_unit_here_and_in_the_notation():
-    """The unit table above and ``symbols.UNITS`` (shown on the notation page) cover the same symbols."""
-    assert set(UNIT) == set(s.UNITS) == set(s.MEANINGS)
+def test_every_symbol_has_a_unit_and_a_meaning():
+    """The symbol table (shown on the notation page) gives every symbol a unit, a dimension and a meaning."""
+    for q in s.TABLE.values():
+        assert q.unit and q.meaning and q.dimension is not None, q.keyword
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_equation_has_the_stated_unit(name):
-    """The equation's unit, derived from its symbols, is the one its comment states."""
-    want = sp.simplify(u.convert_to(EXPECTED[name], [u.second, u.byte]))
-    ratio = sp.simplify(in_units(getattr(decode, name)) / want)
-    assert not ratio.atoms(u.Quantity) and USD not in ratio.free_symbols, f"{name}: off by the unit {unit_of(ratio)}"
+def test_every_registered_equation_declares_its_dimension():
+    assert all(eq.dimension is not None for eq in EVERY)
+
+
+@pytest.mark.parametrize("eq", EVERY, ids=[f"{e.module}.{e.name}-{'-'.join(e.options.values())}" for e in EVERY])
+def test_equation_has_the_stated_unit(eq):
+    """The equation's unit, derived from its symbols' units, is the one it declares (every variant)."""
+    expr = eq.expr.replace(lambda e: isinstance(e, sp.Piecewise), lambda e: e.args[-1][0])  # the finite branch
+    want = sp.simplify(u.convert_to(eq.dimension, [u.second, u.byte]))
+    ratio = sp.simplify(in_units(expr) / want)
+    assert not ratio.atoms(u.Quantity) and USD not in ratio.free_symbols, f"{eq.name}: off by the unit {unit_of(ratio)}"
 
 
 def test_a_wrong_formula_fails_the_check():

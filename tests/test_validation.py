@@ -5,43 +5,73 @@ lookup is fed zero, negatives, NaN, infinities, wrong types and misspelt names; 
 one bad element must fail just like a bad scalar.
 """
 
+import datetime
 import math
 
 import numpy as np
 import pytest
 
-from roofline import Deployment, _check, check, decode, hardware, models
+from roofline import Deployment, _check, check, decode, equations, hardware, models, symbols
 
-NUMERIC = [decode.compute_time_s, decode.weight_time_s, decode.kv_time_s, decode.step_time_s,
-           decode.tokens_per_s, decode.cost_per_token_usd, decode.balance_batch_n,
-           decode.balance_context_tokens, decode.drain_time_s, decode.worst_latency_s, decode.ratio,
-           decode.balance_batch_with_kv_n]
+NUMERIC = list(equations.REGISTRY.values())
 CASES = [(fn, arg) for fn in NUMERIC for arg in fn.args]
-BAD_SCALARS = [0, -1, -0.5, math.nan, math.inf, -math.inf, "64", None, True, False, 1j, [[1, 2], [3]]]
-BAD_ARRAYS = [[1.0, 2.0, 0.0], [1.0, math.nan], np.array([[1.0, 2.0], [3.0, -4.0]]), [1.0, math.inf],
-              ["1", "2"], np.array([True, True])]
+IDS = [f"{f.__name__}-{a}" for f, a in CASES]
+BAD_SCALARS = [-1, -0.5, math.nan, math.inf, -math.inf, "64", None, True, False, 1j, [[1, 2], [3]],
+               10**400, -10**400, datetime.datetime(2026, 1, 1), np.datetime64("2026-01-01"), object()]
+BAD_ARRAYS = [[1.0, 2.0, -1.0], [1.0, math.nan], np.array([[1.0, 2.0], [3.0, -4.0]]), [1.0, math.inf],
+              ["1", "2"], np.array([True, True]), [1.0, 2j], [1.0, 10**400], np.array(["2026-01-01"], dtype="M8[D]"),
+              [1.0, None]]
 
 
 def good_kwargs(fn):
     return {a: 2.0 for a in fn.args}
 
 
-@pytest.mark.parametrize("fn, arg", CASES, ids=[f"{f.__name__}-{a}" for f, a in CASES])
+def domain(arg):
+    return symbols.TABLE[arg].domain
+
+
+@pytest.mark.parametrize("fn, arg", CASES, ids=IDS)
 def test_bad_scalar_is_named(fn, arg):
-    """Zero, negatives, NaN, infinities, strings, None, booleans, complex: ValueError naming ``arg``."""
-    for bad in BAD_SCALARS:
+    """Negatives, NaN, infinities, strings, None, booleans, complex, dates, integers beyond float range:
+    ValueError naming ``arg``; zero too where the symbol must be positive."""
+    for bad in BAD_SCALARS + ([0, 0.0] if domain(arg) == "positive" else []):
         kwargs = good_kwargs(fn) | {arg: bad}
         with pytest.raises(ValueError, match=rf"\b{arg}\b"):
             fn(**kwargs)
 
 
-@pytest.mark.parametrize("fn, arg", CASES, ids=[f"{f.__name__}-{a}" for f, a in CASES])
+@pytest.mark.parametrize("fn, arg", CASES, ids=IDS)
 def test_array_with_one_bad_element_is_named(fn, arg):
-    """One zero, NaN, negative or infinite entry in an array, or an array of strings or booleans, fails."""
-    for bad in BAD_ARRAYS:
+    """One bad entry in an array, or an array of strings, booleans, dates or complex numbers, fails."""
+    for bad in BAD_ARRAYS + ([[1.0, 0.0]] if domain(arg) == "positive" else []):
         kwargs = good_kwargs(fn) | {arg: bad}
         with pytest.raises(ValueError, match=rf"\b{arg}\b"):
             fn(**kwargs)
+
+
+@pytest.mark.parametrize("fn, arg", [c for c in CASES if domain(c[1]) == "nonnegative"],
+                         ids=[i for c, i in zip(CASES, IDS) if domain(c[1]) == "nonnegative"])
+def test_zero_is_accepted_where_it_means_something(fn, arg):
+    """An empty context (len_ctx = 0) or no KV cache (kv_bytes = 0) is a valid input: the result is finite,
+    or inf where the equation documents it (no KV cache never balances compute)."""
+    value = fn(**(good_kwargs(fn) | {arg: 0}))
+    assert value >= 0 and (np.isfinite(value) or fn.infinite)
+
+
+@pytest.mark.parametrize("fn", [f for f in NUMERIC if len(f.args) >= 2], ids=lambda f: f.__name__)
+def test_arrays_that_cannot_broadcast_are_named(fn):
+    """Two arrays of shapes (3,) and (2,) cannot broadcast: the error names both parameters and shapes."""
+    a, b = fn.args[:2]
+    kwargs = good_kwargs(fn) | {a: [1.0, 2.0, 3.0], b: [1.0, 2.0]}
+    with pytest.raises(ValueError, match=rf"cannot broadcast.*{a} of shape \(3,\).*{b} of shape \(2,\)"):
+        fn(**kwargs)
+
+
+def test_overflow_is_an_error_not_a_silent_inf():
+    """Finite inputs whose result exceeds float64 raise; nothing hides it."""
+    with pytest.raises(ValueError, match="overflows"):
+        decode.weight_time_s(n_total=1e300, bytes_per_param=1e300, n_chips=1, mem_bw=1)
 
 
 @pytest.mark.parametrize("fn", NUMERIC[:-1], ids=[f.__name__ for f in NUMERIC[:-1]])
@@ -58,9 +88,9 @@ def test_missing_or_unknown_keyword(fn):
 
 def test_error_message_says_what_is_accepted():
     """The message names the parameter, the value and the accepted range."""
-    with pytest.raises(ValueError, match=r"^batch must be a finite number > 0; got -3$"):
-        decode.compute_time_s(batch=-3, n_active=1, flops_per_mac=1, n_chips=1, flops=1)
-    with pytest.raises(ValueError, match=r"^len_ctx must hold only finite numbers > 0; found nan$"):
+    with pytest.raises(ValueError, match=r"^compute_time_s: batch must be a finite number > 0; got -3$"):
+        decode.compute_time_s(batch=-3, n_active=1, n_chips=1, flops=1)
+    with pytest.raises(ValueError, match=r"^kv_time_s: len_ctx must hold only finite numbers >= 0; found nan$"):
         decode.kv_time_s(batch=1, len_ctx=[1, math.nan], kv_bytes=1, n_chips=1, mem_bw=1)
 
 
@@ -75,7 +105,7 @@ def test_valid_arrays_pass_and_broadcast():
 # -- presets: unknown names list close ones ----------------------------------------------------
 def test_unknown_hardware_lists_close_names():
     """'H1000' is not a chip; the message suggests H100 and lists what is accepted."""
-    with pytest.raises(ValueError, match=r"unknown hardware 'H1000'; did you mean 'H100'.*Accepted: 'H100'"):
+    with pytest.raises(ValueError, match=r"unknown hardware 'H1000'; did you mean 'H100'.*Accepted: .*'H100'"):
         hardware.get("H1000")
 
 
@@ -106,12 +136,18 @@ def test_h100_has_no_fp4_deployment():
 
 @pytest.mark.parametrize("bad, message", [("fp5", r"unknown precision 'fp5'; did you mean"),
                                           ("int4", r"unknown precision 'int4'"),
-                                          (None, r"precision must be a name"),
-                                          (4, r"precision must be a name")])
+                                          (4, r"precision must be a name"),
+                                          (["fp4"], r"precision must be a name")])
 def test_unknown_precision(bad, message):
     """An unknown precision lists close names and the accepted ones."""
     with pytest.raises(ValueError, match=message):
         deployment(precision=bad)
+
+
+def test_default_precision_is_the_chips_fastest():
+    """Without a precision, a deployment uses the lowest precision the chip has a dense rate for, and says so."""
+    assert deployment().weight_precision == "fp4"
+    assert deployment(chip="H100").weight_precision == "fp8"
 
 
 def test_precision_spelling_is_forgiven_everywhere():
@@ -120,10 +156,13 @@ def test_precision_spelling_is_forgiven_everywhere():
     assert deployment(precision="BF16").balance_batch() == pytest.approx(deployment(precision="bf16").balance_batch())
 
 
-@pytest.mark.parametrize("field", ["n_chips", "kv_bytes", "price_usd_per_hour", "flops_per_mac"])
-@pytest.mark.parametrize("bad", [0, -1, math.nan, math.inf, "8", True])
+@pytest.mark.parametrize("field", ["n_chips", "kv_bytes", "price_usd_per_hour"])
+@pytest.mark.parametrize("bad", [0, -1, math.nan, math.inf, "8", True, [8, 8], 10**400])
 def test_bad_deployment_numbers(field, bad):
-    """Deployment's numeric fields are checked when it is built, naming the field."""
+    """Deployment's numeric fields are checked when it is built, naming the field (kv_bytes = 0 is allowed)."""
+    if field == "kv_bytes" and bad == 0:
+        assert deployment(kv_bytes=0).step_time_s(64, 4096) == deployment(kv_bytes=0).step_time_s(64, 1)
+        return
     with pytest.raises(ValueError, match=field):
         deployment(**{field: bad})
 
@@ -144,7 +183,7 @@ def test_deployment_methods_check_batch_and_context(method, arg):
     """Every per-step method rejects a bad batch or context, scalar or array, naming it."""
     for attention in ("dense", "sqrt"):
         d = deployment(attention=attention)
-        for bad in (0, -5, math.nan, math.inf, None, "64", [64, 0]):
+        for bad in (-5, math.nan, math.inf, None, "64", [64, -1]) + ((0, [64, 0]) if arg == "batch" else ()):
             kwargs = {"batch": 64, "len_ctx": 4096, arg: bad}
             with pytest.raises(ValueError, match=arg):
                 getattr(d, method)(**kwargs)
@@ -160,7 +199,7 @@ def test_balance_batch_checks_context():
 def test_cost_without_a_price():
     """TPUs carry no rental price: asking for cost per token says to pass one."""
     d = Deployment(models.get("Llama 3.1 70B"), hardware.get("TPU v5e"), precision="bf16", n_chips=256)
-    with pytest.raises(ValueError, match="price_usd_per_hour is unknown for TPU v5e"):
+    with pytest.raises(ValueError, match="needs price.*TPU v5e.*pass price_usd_per_hour"):
         d.cost_per_token_usd(64, 4096)
     priced = Deployment(models.get("Llama 3.1 70B"), hardware.get("TPU v5e"), precision="bf16", n_chips=256,
                         price_usd_per_hour=1.2)

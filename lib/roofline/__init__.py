@@ -1,21 +1,27 @@
-"""roofline: the lecture's roofline model of LLM serving, one equation at a time.
+"""roofline: the lecture's roofline model of LLM serving and training, one equation at a time.
 
-Modules
--------
-symbols     the lecture's symbols with units
-decode      the decode-step equations (sympy) and numeric functions generated from them
-hardware    accelerator registry with sources
-models      model registry; KV bytes per token from the architecture
+Modules, lowest first (each imports only modules above it in this list)
+------------------------------------------------------------------------
+symbols     the symbol table: sympy symbol, keyword, unit, meaning, chapter
+equations   an expression becomes a checked numeric function, registered once; variants
+decode      chapter 1: the decode-step equations
+registry    one Registry class for the CSV tables; precisions
+hardware    accelerator chips with memory and network tiers, with sources
+models      model registry; experts and KV-cache bytes from the architecture
 hf          build a Model from a local Hugging Face ``config.json``
-deployment  a model on hardware: the equations with every input but batch and context filled in
 lecture     the numbers the lecture states, each once, with its timestamp and words
-prices      API list prices (USD per million tokens) with sources; tier multipliers
+prices      API list prices (USD per million tokens), one per row with date and source
+deployment  a model on hardware: values by symbol; evaluates any registered equation
 measured    published decode throughput with its setup, set against the roofline
+figures     one module per chapter: draw_* helpers and live figures (matplotlib only)
+notebook    helpers every chapter notebook uses (glue, claims, deploy, the Colab cell)
 check       self-check helper for exercises
 """
 
-from . import check, decode, deployment, hardware, hf, lecture, measured, models, prices, symbols
+from . import (check, decode, deployment, equations, figures, hardware, hf, lecture, measured, models, notebook,
+               prices, registry, symbols)
 from .deployment import Deployment
 
-__all__ = ["Deployment", "check", "decode", "deployment", "hardware", "hf", "lecture", "measured", "models", "prices", "symbols"]
-__version__ = "0.1.0"
+__all__ = ["Deployment", "check", "decode", "deployment", "equations", "figures", "hardware", "hf", "lecture",
+           "measured", "models", "notebook", "prices", "registry", "symbols"]
+__version__ = "0.2.0"

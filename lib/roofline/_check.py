@@ -11,41 +11,58 @@ import numbers
 import numpy as np
 
 
-def positive(name, value, *, allow_inf=False):
-    """Return ``value`` as a float or float array after checking it is > 0 and finite.
+def check_value(name, value, domain="positive", where=""):
+    """``value`` as a float or float array after checking it against ``domain``.
 
-    >>> positive("batch", 64)
+    ``domain`` is ``"positive"`` (finite, > 0) or ``"nonnegative"`` (finite, >= 0).
+    Booleans, strings, None, complex numbers, dates and integers beyond float range
+    are refused with a ``ValueError`` naming ``name``.
+
+    >>> check_value("batch", 64)
     64.0
-    >>> positive("batch", 0)
+    >>> check_value("len_ctx", 0, "nonnegative")
+    0.0
+    >>> check_value("batch", 10**400)
     Traceback (most recent call last):
     ...
-    ValueError: batch must be a finite number > 0; got 0
+    ValueError: batch must be a finite number > 0; got an integer with 401 digits, beyond float range
     """
-    what = "a finite number > 0" if not allow_inf else "a number > 0"
-    if isinstance(value, (bool, np.bool_)) or isinstance(value, (str, bytes)) or value is None:
-        raise ValueError(f"{name} must be {what}; got {value!r} of type {type(value).__name__}")
+    prefix = f"{where}: " if where else ""
+    what = "a finite number > 0" if domain == "positive" else "a finite number >= 0"
+    if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
+        raise ValueError(f"{prefix}{name} must be {what}; got {value!r} of type {type(value).__name__}")
     if isinstance(value, numbers.Real):
-        x = float(value)
-        bad = not (x > 0) or (np.isinf(x) and not allow_inf)
-        if bad:
-            raise ValueError(f"{name} must be {what}; got {value!r}")
+        try:
+            x = float(value)
+        except OverflowError:
+            raise ValueError(f"{prefix}{name} must be {what}; got an integer with {len(str(abs(int(value))))} "
+                             "digits, beyond float range") from None
+        if not (np.isfinite(x) and (x > 0 if domain == "positive" else x >= 0)):
+            raise ValueError(f"{prefix}{name} must be {what}; got {value!r}")
         return x
+    if isinstance(value, numbers.Number):  # complex and other non-real numbers
+        raise ValueError(f"{prefix}{name} must be {what}; got {value!r} of type {type(value).__name__}")
     try:
-        if np.asarray(value).dtype.kind in "bUS":  # booleans or strings inside an array
+        raw = np.asarray(value)
+        if raw.dtype.kind in "bUSmMcV" or raw.dtype.kind == "O" and any(
+                isinstance(v, (bool, str, bytes, complex)) or v is None for v in raw.flat):
             raise TypeError
         arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"{name} must be {what} or an array of them; got {value!r} of type {type(value).__name__}"
-        ) from None
-    ok = arr > 0  # False for NaN
-    if not allow_inf:
-        ok &= np.isfinite(arr)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{prefix}{name} must be {what} or an array of them; "
+                         f"got {short(value)} of type {type(value).__name__}") from None
+    ok = np.isfinite(arr) & ((arr > 0) if domain == "positive" else (arr >= 0))
     if not ok.all():
         first = arr[~ok].flat[0]
-        plural = what.replace("a ", "", 1).replace("number", "numbers")
-        raise ValueError(f"{name} must hold only {plural}; found {float(first)!r}")
+        plural = what.replace("a finite number", "finite numbers")
+        raise ValueError(f"{prefix}{name} must hold only {plural}; found {float(first)!r}")
     return arr if arr.ndim else float(arr)
+
+
+def short(value):
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
 
 
 def in_range(name, value, low, high):
@@ -54,7 +71,7 @@ def in_range(name, value, low, high):
     >>> in_range("efficiency", 0.5, 0, 1)
     0.5
     """
-    x = positive(name, value) if low > 0 else _finite(name, value)
+    x = check_value(name, value) if low > 0 else _finite(name, value)
     if not (low <= x <= high):
         raise ValueError(f"{name} must lie in [{low}, {high}]; got {value!r}")
     return x
@@ -104,3 +121,8 @@ def choice(kind, name, options, aliases=None):
         hint = " did you mean " + (" or ".join(quoted) if len(quoted) <= 2 else ", ".join(quoted[:-1]) + " or " + quoted[-1]) + "?"
     accepted = ", ".join(repr(n) for n in options)
     raise ValueError(f"unknown {kind} {name!r};{hint} Accepted: {accepted}")
+
+
+def positive(name, value):
+    """``check_value(name, value)``: finite and > 0, as a float or float array."""
+    return check_value(name, value)

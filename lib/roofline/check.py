@@ -6,24 +6,54 @@ True
 >>> check("lots", 2400)
 ✗ answer: expected a number, got 'lots'.
 False
+>>> check(1, None)
+✗ answer: cannot check against None (the expected value must be a finite number).
+False
 """
 
 import math
 import numbers
 
 
+def _real(x):
+    return isinstance(x, numbers.Real) and not isinstance(x, bool)
+
+
+def _text(x, limit=60):
+    try:
+        s = repr(x)
+    except Exception:  # a repr that raises is still something to print
+        s = f"<{type(x).__name__}>"
+    return s if len(s) <= limit else s[:limit - 3] + "..."
+
+
 def check(answer, expected, rel_tol=0.05, what="answer", why=""):
     """Print whether ``answer`` is within ``rel_tol`` of ``expected``, and why; never raises.
 
-    Returns True or False so a notebook can also branch on it.
+    Returns True or False so a notebook can also branch on it. Whatever it is given
+    (strings, None, arrays, NaN, huge integers, a bad tolerance) it prints what is wrong
+    and returns False.
     """
-    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
-        print(f"✗ {what}: expected a number, got {answer!r}.")
+    try:
+        what = what if isinstance(what, str) else _text(what)
+        why = why if isinstance(why, str) else ""
+        if not _real(expected) or not math.isfinite(float(expected)):
+            print(f"✗ {what}: cannot check against {_text(expected)} (the expected value must be a finite number).")
+            return False
+        if not _real(rel_tol) or not 0 <= float(rel_tol) < math.inf:
+            print(f"✗ {what}: rel_tol must be a finite number >= 0; got {_text(rel_tol)}.")
+            return False
+        if not _real(answer):
+            print(f"✗ {what}: expected a number, got {_text(answer)}.")
+            return False
+        a, e, tol = float(answer), float(expected), float(rel_tol)
+        if not math.isfinite(a):
+            print(f"✗ {what}: {_text(answer)} is not a finite number.")
+            return False
+        ok = math.isclose(a, e, rel_tol=tol)
+        mark, verb = ("✓", "is within") if ok else ("✗", "is not within")
+        print(f"{mark} {what}: {a:,.4g} {verb} {tol:.0%} of {e:,.4g}." + (f" {why}" if why and not ok else ""))
+        return ok
+    except Exception as err:  # never raise: a student's cell must keep running
+        print(f"✗ {what if isinstance(what, str) else 'answer'}: could not check ({type(err).__name__}).")
         return False
-    if not math.isfinite(answer):
-        print(f"✗ {what}: {answer!r} is not a finite number.")
-        return False
-    ok = math.isclose(answer, expected, rel_tol=rel_tol)
-    mark, verb = ("✓", "is within") if ok else ("✗", "is not within")
-    print(f"{mark} {what}: {answer:,.4g} {verb} {rel_tol:.0%} of {expected:,.4g}." + (f" {why}" if why and not ok else ""))
-    return ok

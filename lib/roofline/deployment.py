@@ -1,17 +1,51 @@
-"""A model served on some hardware: the decode equations with every input but batch and context filled in.
+"""A model served on some hardware: values for the symbols, and any registered equation evaluated with them.
+
+A :class:`Deployment` knows the model's parameters, the chip's rates, the
+precisions and the chip count, and supplies them **by keyword** to any
+:class:`~roofline.equations.Equation` of any topic module:
+``d.evaluate(decode.step_time_s, batch=64, len_ctx=4096)``. What the deployment
+does not know (batch, context) is passed in. The deployment's variants
+(``attention``, ``kv_sharding``) rebuild the equation before it is evaluated,
+so balance points and every other derived quantity follow them.
 
 >>> d = Deployment(models.get("DeepSeek-V3"), hardware.get("GB200"), precision="fp4")
->>> print(f"{d.balance_batch():,.0f} sequences")
-5,667 sequences
+>>> print(f"{d.balance_batch():,.0f} sequences on {d.n_chips_used} chips")
+5,667 sequences on 72 chips
 >>> print(d.regime(batch=64, len_ctx=4096))
 weight-bound
+>>> sparse = Deployment(models.get("DeepSeek (lecture)"), hardware.get("GB200"), attention="sqrt")
+>>> print(f"{sparse.balance_context():,.0f} tokens")
+709,707 tokens
 """
 
 import dataclasses
+import math
 
 import numpy as np
 
-from . import _check, decode, hardware, models
+from . import _check, decode, equations, hardware, models, registry, symbols
+
+
+def default_chips(model, chip, bytes_per_param):
+    """The chip count a deployment gets by default, and why, as ``(n_chips, reason)``.
+
+    A scale-up domain of at most 72 chips (an 8-GPU node, an NVL72 rack: the lecture's
+    choice, 00:02:10) is used whole, and as many whole domains as the weights need. A
+    bigger domain (a TPU pod of 256 to 9,216 chips) is cut to the smallest power-of-two
+    slice whose HBM holds the weights.
+    """
+    weights = model.total_params * bytes_per_param
+    size = chip.scaleup_domain
+    if size <= 72:
+        domains = max(1, math.ceil(weights / (size * chip.hbm_bytes)))
+        why = (f"{domains} scale-up domains of {size}: the weights ({weights / 1e9:,.0f} GB) do not fit in one"
+               if domains > 1 else f"one whole scale-up domain of {size} chips")
+        return size * domains, why
+    n = 1
+    while n * chip.hbm_bytes < weights:
+        n *= 2
+    return n, (f"the smallest power-of-two slice of the {size:,}-chip domain whose HBM holds the "
+               f"weights ({weights / 1e9:,.0f} GB)")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -22,121 +56,194 @@ class Deployment:
     ----------
     model, hardware : Model, Hardware
         From :func:`roofline.models.get` and :func:`roofline.hardware.get`.
-    precision : str
-        'fp4', 'fp8' or 'bf16': sets both the FLOP/s and the bytes per weight.
+    precision : str, optional
+        Weights and matrix math: 'fp4', 'fp8' or 'bf16'; sets the FLOP/s and the bytes per
+        weight. Default: the lowest precision the chip has a dense rate for.
+    kv_precision : str
+        Precision of the KV cache, apart from the weights' (default 'bf16', 2 bytes per value).
+    activation_precision : str
+        Precision of activations sent between chips (default 'bf16'); used by the
+        communication equations of later chapters.
     n_chips : int, optional
-        Chips in the replica; default the hardware's scale-up domain (72 for an NVL72 rack).
-    flops_per_mac : float
-        FLOPs per multiply-add: 2 as datasheets count (default), 1 as the lecture counts.
+        Chips in the replica; default from :func:`default_chips` (see :attr:`n_chips_reason`).
     kv_bytes : float, optional
-        KV bytes per token; default the model's BF16 cache.
+        KV bytes per token, overriding the model's architecture at ``kv_precision`` (e.g. a
+        published cache layout with scales).
     price_usd_per_hour : float, optional
         USD per chip-hour; default the hardware's 3-year rental price.
     attention : str
         'dense' (KV fetch linear in context) or 'sqrt' (sparse attention, square root).
+    kv_sharding : str
+        'split' (KV cache divided over the chips, the lecture's assumption) or 'replicated'
+        (each chip holds and reads every sequence's cache, as under tensor-parallel MLA).
     """
 
     model: models.Model
     hardware: hardware.Hardware
-    precision: str = "fp4"
+    precision: str | None = None
+    kv_precision: str = "bf16"
+    activation_precision: str = "bf16"
     n_chips: int | None = None
-    flops_per_mac: float = 2.0
     kv_bytes: float | None = None
     price_usd_per_hour: float | None = None
     attention: str = "dense"
+    kv_sharding: str = "split"
 
     def __post_init__(self):
         if not isinstance(self.model, models.Model):
-            raise ValueError(f"model must be a roofline Model (see roofline.models.get); got {self.model!r}")
+            raise ValueError(f"model must be a roofline Model (see roofline.models.get); got {_check.short(self.model)}")
         if not isinstance(self.hardware, hardware.Hardware):
             raise ValueError(f"hardware must be a roofline Hardware (see roofline.hardware.get); "
-                             f"got {self.hardware!r}")
-        self.hardware.flops(self.precision)  # raises if the chip has no such rate
-        if self.attention not in decode.ATTENTION:
-            raise ValueError(f"attention must be one of {decode.ATTENTION}; got {self.attention!r}")
+                             f"got {_check.short(self.hardware)}")
+        if self.precision is not None:
+            self.hardware.flops(self.precision)  # raises if the chip has no such rate
+        registry.precision_name(self.kv_precision)
+        registry.precision_name(self.activation_precision)
+        for axis, accepted in equations.variants("decode").items():
+            if getattr(self, axis) not in accepted:
+                raise ValueError(f"{axis} must be one of {', '.join(map(repr, accepted))}; "
+                                 f"got {_check.short(getattr(self, axis))}")
         for name in ("n_chips", "kv_bytes", "price_usd_per_hour"):
-            if getattr(self, name) is not None:
-                _check.positive(name, getattr(self, name))
-        _check.positive("flops_per_mac", self.flops_per_mac)
+            value = getattr(self, name)
+            if value is not None:
+                _check.check_value(name, value, "nonnegative" if name == "kv_bytes" else "positive", "Deployment")
+                if np.ndim(value):
+                    raise ValueError(f"Deployment: {name} must be one number, not an array")
 
-    # -- the filled-in inputs ----------------------------------------------------------------
+    # -- the values it supplies ----------------------------------------------------------------
     @property
-    def params(self):
-        """Keyword arguments for the functions of :mod:`roofline.decode` (everything but batch, len_ctx)."""
+    def weight_precision(self):
+        """The precision of weights and math: the one given, or the chip's lowest."""
+        return registry.precision_name(self.precision) if self.precision else self.hardware.precisions()[-1]
+
+    @property
+    def n_chips_used(self):
+        """Chips in the replica: the one given, or :func:`default_chips`."""
+        if self.n_chips is not None:
+            return self.n_chips
+        return default_chips(self.model, self.hardware, registry.PRECISIONS[self.weight_precision])[0]
+
+    @property
+    def n_chips_reason(self):
+        """Why the replica has :attr:`n_chips_used` chips."""
+        if self.n_chips is not None:
+            return f"{self.n_chips} chips, as given"
+        n, why = default_chips(self.model, self.hardware, registry.PRECISIONS[self.weight_precision])
+        return f"{n} chips: {why} (default)"
+
+    @property
+    def options(self):
+        """The variant options every equation is rebuilt under."""
+        return {"attention": self.attention, "kv_sharding": self.kv_sharding}
+
+    @property
+    def values(self):
+        """Value of every symbol the deployment knows, by keyword (everything but batch and context).
+
+        ``kv_bytes`` is the growth per token of a long context; with sliding-window layers the
+        bytes per token at a given context come from :meth:`kv_bytes_at`. ``price`` is missing
+        where the hardware has no published price and none was given.
+        """
         price = self.price_usd_per_hour or self.hardware.price_usd_per_hour
-        return {
+        out = {
             "n_total": self.model.total_params,
             "n_active": self.model.active_params,
-            "bytes_per_param": _check.choice("precision", self.precision, decode.BYTES_PER_PARAM),
-            "flops_per_mac": self.flops_per_mac,
-            "flops": self.hardware.flops(self.precision),
+            "bytes_per_param": registry.PRECISIONS[self.weight_precision],
+            "flops": self.hardware.flops(self.weight_precision),
             "mem_bw": self.hardware.hbm_bw,
-            "n_chips": self.n_chips or self.hardware.scaleup_domain,
-            "kv_bytes": self.kv_bytes or self.model.kv_bytes_per_token(),
-            "price": price if price is not None else np.nan,
+            "n_chips": self.n_chips_used,
+            "kv_bytes": self.kv_bytes_at(None),
             "hbm_bytes": self.hardware.hbm_bytes,
         }
+        if price is not None:
+            out["price"] = price
+        return out
 
-    def _call(self, fn, **extra):
-        p = self.params
-        return fn(**{k: (extra[k] if k in extra else p[k]) for k in fn.args})
+    params = values  # the name chapter 1 first used
 
-    # -- the step ----------------------------------------------------------------------------
-    def _kv_tokens(self, len_ctx):
-        """Tokens whose KV each sequence reads per step: the context, or its square root (sparse)."""
-        L = _check.positive("len_ctx", len_ctx)
-        return np.sqrt(L) if self.attention == "sqrt" else L  # t_kv_sqrt is t_kv with L -> sqrt(L)
+    def kv_bytes_at(self, len_ctx):
+        """KV bytes per token at context ``len_ctx`` (None: long-context growth), at ``kv_precision``."""
+        if self.kv_bytes is not None:
+            return self.kv_bytes
+        per_elem = registry.PRECISIONS[registry.precision_name(self.kv_precision)]
+        if len_ctx is None or not self.model.window_layers:
+            return self.model.kv_bytes_per_token(per_elem)
+        L = _check.check_value("len_ctx", len_ctx, "nonnegative")
+        safe = np.where(L > 0, L, 1.0)  # an empty context holds no KV: any per-token figure gives 0 bytes
+        out = np.where(L > 0, self.model.kv_bytes_per_token(per_elem, len_ctx=safe), self.model.kv_bytes_per_token(per_elem))
+        return out if np.ndim(out) else float(out)
 
+    def subs(self, **given):
+        """``{symbol: value}`` for sympy's ``.subs()``: the deployment's values, updated by ``given``."""
+        merged = self.values | given
+        return {symbols.TABLE[k].symbol: v for k, v in merged.items()}
+
+    def evaluate(self, equation, **given):
+        """Evaluate a registered equation (under this deployment's variants) with its values.
+
+        ``given`` supplies what the deployment does not know, such as ``batch`` and ``len_ctx``,
+        and may override any value. Arrays broadcast.
+        """
+        if not isinstance(equation, equations.Equation):
+            raise ValueError(f"equation must be a registered roofline Equation (e.g. roofline.decode.step_time_s); "
+                             f"got {_check.short(equation)}")
+        eq = equation.under(**self.options)
+        values = self.values
+        if "len_ctx" in given and "kv_bytes" not in given and self.model.window_layers and self.kv_bytes is None:
+            values["kv_bytes"] = self.kv_bytes_at(given["len_ctx"])
+        values |= given
+        missing = [a for a in eq.args if a not in values]
+        if missing:
+            hint = "; pass price_usd_per_hour > 0 to Deployment" if missing == ["price"] else ""
+            raise ValueError(f"{eq.name} needs {', '.join(missing)}, which the deployment of {self.model.key} on "
+                             f"{self.hardware.key} does not know; pass {', '.join(f'{m}=...' for m in missing)}{hint}")
+        return eq(**{a: values[a] for a in eq.args})
+
+    # -- named conveniences for chapter 1 ------------------------------------------------------
     def terms(self, batch, len_ctx):
         """Compute, weight-fetch, KV-fetch and step time, s, broadcast over batch x len_ctx."""
-        ctx = self._kv_tokens(len_ctx)
-        compute = self._call(decode.compute_time_s, batch=batch)
-        kv = self._call(decode.kv_time_s, batch=batch, len_ctx=ctx)
-        step = self._call(decode.step_time_s, batch=batch, len_ctx=ctx)
-        weights = self._call(decode.weight_time_s)
-        if np.ndim(step):
-            weights = np.broadcast_to(weights, step.shape)
-        return {"compute": compute, "weights": weights, "kv": kv, "step": step}
+        out = {name: self.evaluate(eq, batch=batch, len_ctx=len_ctx) for name, eq in
+               (("compute", decode.compute_time_s), ("weights", decode.weight_time_s),
+                ("kv", decode.kv_time_s), ("step", decode.step_time_s))}
+        if np.ndim(out["step"]):
+            out = {k: np.broadcast_to(v, np.shape(out["step"])) for k, v in out.items()}
+        return out
 
     def step_time_s(self, batch, len_ctx):
         """Step time, s: max(compute, weight fetch + KV fetch)."""
-        return self._call(decode.step_time_s, batch=batch, len_ctx=self._kv_tokens(len_ctx))
+        return self.evaluate(decode.step_time_s, batch=batch, len_ctx=len_ctx)
 
     def tokens_per_s(self, batch, len_ctx):
         """Output tokens per second of the replica."""
-        return self._call(decode.tokens_per_s, batch=batch, len_ctx=self._kv_tokens(len_ctx))
+        return self.evaluate(decode.tokens_per_s, batch=batch, len_ctx=len_ctx)
 
     def cost_per_token_usd(self, batch, len_ctx):
         """USD per output token at the deployment's price."""
-        if np.isnan(self.params["price"]):
-            raise ValueError(f"price_usd_per_hour is unknown for {self.hardware.key}; "
-                             "pass price_usd_per_hour > 0 to Deployment")
-        return self._call(decode.cost_per_token_usd, batch=batch, len_ctx=self._kv_tokens(len_ctx))
+        return self.evaluate(decode.cost_per_token_usd, batch=batch, len_ctx=len_ctx)
 
     def regime(self, batch, len_ctx):
         """Which term sets the step: 'compute-bound', 'weight-bound' or 'KV-bound' (scalars only)."""
-        t = self.terms(batch, len_ctx)
-        if np.ndim(t["step"]):
+        if np.ndim(batch) or np.ndim(len_ctx):
             raise ValueError("regime() takes a scalar batch and len_ctx")
+        t = self.terms(batch, len_ctx)
         if t["compute"] >= t["weights"] + t["kv"]:
             return decode.REGIMES[0]
         return decode.REGIMES[1] if t["weights"] >= t["kv"] else decode.REGIMES[2]
 
-    # -- balance points ----------------------------------------------------------------------
     def ratio(self):
-        """Hardware ratio F b_w / (c_mac W), the lecture's "about 300"."""
-        return self._call(decode.ratio)
+        """Hardware ratio F b_w / (2 W), the lecture's "about 300"."""
+        return self.evaluate(decode.ratio)
 
     def balance_batch(self, len_ctx=None):
         """Batch where compute meets memory; with ``len_ctx``, the KV term is kept (inf if never)."""
         if len_ctx is None:
-            return self._call(decode.balance_batch_n)
-        return self._call(decode.balance_batch_with_kv_n, len_ctx=self._kv_tokens(len_ctx))
+            return self.evaluate(decode.balance_batch_n)
+        return self.evaluate(decode.balance_batch_with_kv_n, len_ctx=len_ctx)
 
     def balance_context(self):
-        """Context length where KV fetch equals compute (dense attention), tokens."""
-        return self._call(decode.balance_context_tokens)
+        """Context length where KV fetch equals compute, tokens (follows ``attention``)."""
+        return self.evaluate(decode.balance_context_tokens)
 
     def drain_time_s(self):
         """HBM capacity / bandwidth of one chip, s: the train period."""
-        return self._call(decode.drain_time_s)
+        return self.evaluate(decode.drain_time_s)

@@ -17,13 +17,45 @@ Counting conventions
   input embedding table (a lookup, no multiply-add) and the routed experts that
   were not picked. DeepSeek and OpenAI count this way; Mistral and Qwen add the
   embedding table to their headline figure.
+
+Layers are counted in closed form, not one by one, so the time taken does not
+grow with ``num_hidden_layers`` (only a ``layer_types`` list, whose length is
+checked against ``num_hidden_layers`` first, is read entry by entry).
+
+What a config.json may hold
+---------------------------
+Every bad file or field is a :class:`ValueError` naming the file, the key and
+what is accepted; nothing from inside :mod:`json`, :mod:`pathlib` or the
+arithmetic escapes.
+
+* Sizes and counts are JSON integers in ``[1, 2**53]`` (``[0, 2**53]`` for
+  ``first_k_dense_replace``, ``n_shared_experts`` and ``num_nextn_predict_layers``).
+  ``2**53`` is the largest integer a float64 holds exactly, and the counts
+  become floats in :class:`~roofline.models.Model`. Booleans, strings and floats
+  are rejected, integral ones such as ``4096.0`` included: transformers would
+  not build a layer from them either.
+* ``null`` counts as absent for a key that has a default (``head_dim``,
+  ``num_key_value_heads``, ``q_lora_rank``, ``n_shared_experts``, ...); a
+  required key that is ``null`` is rejected.
+* ``tie_word_embeddings``, ``attention_bias`` and ``mlp_bias`` are ``true`` or
+  ``false``; ``topk_method`` and ``_name_or_path`` are strings;
+  ``mlp_only_layers`` is a list of integers (members that are not layer indices
+  are ignored, as transformers ignores them); ``layer_types`` lists
+  ``"full_attention"`` or ``"sliding_attention"`` once per layer.
+* ``num_experts_per_tok`` may not exceed the number of routed experts, and
+  ``num_key_value_heads`` must divide ``num_attention_heads`` (GQA shares each
+  KV head among a whole number of query heads). ``head_dim x
+  num_attention_heads`` need not equal ``hidden_size``: real models differ.
+* The file is UTF-8 JSON (a byte-order mark is allowed) holding an object, at
+  most 16 MiB (real configs are a few KiB), nested no deeper than the JSON
+  parser's recursion limit.
 """
 
 import dataclasses
 import json
-import numbers
 import os
 import pathlib
+import reprlib
 
 from . import models
 
@@ -40,7 +72,15 @@ _EXPERT_KEYS = {  # model_type -> (routed experts key, shared experts key)
     "deepseek_v3": ("n_routed_experts", "n_shared_experts"), "kimi_k2": ("n_routed_experts", "n_shared_experts"),
     "qwen3_moe": ("num_experts", None), "mixtral": ("num_local_experts", None), "gpt_oss": ("num_local_experts", None),
 }
+_LAYER_TYPES = ("full_attention", "sliding_attention")
+_MAX_INT = 2**53          # largest integer a float64 holds exactly
+_MAX_BYTES = 16 * 2**20   # a config.json is a few KiB
+_MAX_SHOWN = 200          # characters of a path or value quoted in a message
 _REQUIRED = object()
+
+_repr = reprlib.Repr()
+_repr.maxstring = _repr.maxother = _repr.maxlong = 80
+_repr.maxlist = _repr.maxdict = 8
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,60 +105,157 @@ def _supported():
     return ", ".join(f"{k!r} ({v})" for k, v in FAMILIES.items())
 
 
+def _shown(value):
+    """``value`` quoted for a message, cut short when long (a path of 10**5 characters, a huge list)."""
+    text = _repr.repr(value) if not isinstance(value, (str, pathlib.PurePath)) else repr(str(value))
+    return text if len(text) <= _MAX_SHOWN else text[:_MAX_SHOWN - 3] + "..."
+
+
+def _got(value):
+    return f"got {_shown(value)} of type {type(value).__name__}"
+
+
 class _Config:
     """A config dict that names the file and the family when a key is missing or wrong."""
 
     def __init__(self, data, file):
         self.data, self.file = data, file
+        self.where = _shown(file)
         self.family = data.get("model_type")
 
-    def int(self, key, default=_REQUIRED, minimum=1):
-        value = self.data.get(key, default)
+    def error(self, message):
+        return ValueError(f"{self.where}: {message}")
+
+    def _get(self, key, default):
+        """The value at ``key``; ``null`` counts as absent when ``key`` has a default."""
+        value = self.data.get(key, _REQUIRED)
+        if value is _REQUIRED or (value is None and default is not _REQUIRED):
+            value = default
         if value is _REQUIRED:
-            raise ValueError(f"{self.file} has no key {key!r}, needed for model_type {self.family!r}; "
+            raise ValueError(f"{self.where} has no key {key!r}, needed for model_type {self.family!r}; "
                              f"supported families: {_supported()}")
+        return value
+
+    def int(self, key, default=_REQUIRED, minimum=1):
+        """An integer in ``[minimum, 2**53]``, or ``default`` (which may be None) when absent."""
+        value = self._get(key, default)
         if value is None and default is None:
             return None
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-            raise ValueError(f"{self.file}: {key} must be an integer >= {minimum}; got {value!r}")
-        return int(value)
+        if type(value) is not int or not minimum <= value <= _MAX_INT:
+            raise self.error(f"{key} must be an integer in [{minimum}, 2**53] (a JSON number without a "
+                             f"decimal point); {_got(value)}")
+        return value
 
     def flag(self, key, default=False):
-        value = self.data.get(key, default)
+        value = self._get(key, default)
         if not isinstance(value, bool):
-            raise ValueError(f"{self.file}: {key} must be true or false; got {value!r}")
+            raise self.error(f"{key} must be true or false; {_got(value)}")
+        return value
+
+    def str(self, key, default):
+        value = self._get(key, default)
+        if not isinstance(value, str):
+            raise self.error(f"{key} must be a string; {_got(value)}")
+        return value
+
+    def int_list(self, key):
+        """A list of integers (``[]`` when absent or null)."""
+        value = self._get(key, [])
+        if not isinstance(value, list) or not all(type(v) is int for v in value):
+            raise self.error(f"{key} must be a list of integers (layer indices); {_got(value)}")
         return value
 
 
 def load_config(path):
-    """Read ``path`` (a ``config.json`` or a directory holding one); return ``(dict, file)``."""
+    """Read ``path`` (a ``config.json`` or a directory holding one); return ``(dict, file)``.
+
+    Raises ``ValueError`` naming the path when it is not a str or path, is too long, does not
+    exist, is a directory without a ``config.json``, cannot be read, is larger than 16 MiB,
+    is not UTF-8, is not JSON, is nested too deeply, or does not hold a JSON object.
+    """
     if not isinstance(path, (str, os.PathLike)):
-        raise ValueError(f"path must be a file or directory name; got {path!r} of type {type(path).__name__}")
-    file = pathlib.Path(path)
-    if file.is_dir():
-        file = file / "config.json"
-    if not file.is_file():
-        raise ValueError(f"path must name a config.json or a directory holding one; {str(file)!r} does not exist")
+        raise ValueError(f"path must be a file or directory name (str or os.PathLike); {_got(path)}")
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ValueError(f"{file} is not valid JSON: {err}") from None
+        file = pathlib.Path(path)
+    except TypeError:  # an os.PathLike whose __fspath__ gives bytes or something else
+        raise ValueError(f"path must be a file or directory name (str or os.PathLike); {_got(path)}") from None
+    where, raw = _shown(file), None
+    try:  # name too long, permission denied, an embedded NUL: a ValueError naming the path, never OSError
+        directory = file.is_dir()
+        if directory:
+            file = file / "config.json"
+            where = _shown(file)
+        if file.is_file():
+            with file.open("rb") as f:
+                raw = f.read(_MAX_BYTES + 1)
+    except (OSError, ValueError) as err:
+        raise ValueError(f"cannot read {where}: {type(err).__name__}: {_shown(str(err))}; "
+                         f"path must name a readable config.json or a directory holding one") from None
+    if raw is None and directory:
+        raise ValueError(f"path {_shown(path)} is a directory without a config.json (or its config.json is "
+                         f"not a regular file); give a config.json or a directory holding one")
+    if raw is None:
+        raise ValueError(f"path must name a config.json or a directory holding one; {where} does not exist "
+                         f"or is not a regular file")
+    if len(raw) > _MAX_BYTES:
+        raise ValueError(f"{where} is larger than {_MAX_BYTES // 2**20} MiB; a config.json is a few KiB")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{where} is not UTF-8 text: {err}; a config.json is UTF-8 JSON") from None
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise ValueError(f"{where} is not valid JSON for a config: nested too deeply; "
+                         f"a config.json is an object of names, numbers and short lists") from None
+    except ValueError as err:  # JSONDecodeError, or an integer of more than 4300 digits
+        raise ValueError(f"{where} is not valid JSON: {_shown(str(err))}") from None
     if not isinstance(data, dict):
-        raise ValueError(f"{file} must hold a JSON object; got {type(data).__name__}")
+        raise ValueError(f"{where} must hold a JSON object (the config's keys and values); "
+                         f"got a JSON {type(data).__name__}")
     return data, file
+
+
+def _checked(data, file):
+    family = data.get("model_type")
+    if family is None:
+        raise ValueError(f"{_shown(file)} has no key 'model_type'; supported families: {_supported()}")
+    if not isinstance(family, str):
+        raise ValueError(f"{_shown(file)}: model_type must be a string, one of the supported families: "
+                         f"{_supported()}; {_got(family)}")
+    if family not in FAMILIES:
+        raise ValueError(f"{_shown(file)}: model_type {_shown(family)} is not supported; "
+                         f"supported families: {_supported()}")
+    return _Config(data, file)
+
+
+def _heads(c):
+    """(query heads, KV heads, head width) of a GQA/MHA family, checked against each other."""
+    h, nq = c.int("hidden_size"), c.int("num_attention_heads")
+    nkv = c.int("num_key_value_heads", default=nq)
+    if nq % nkv:
+        raise c.error(f"num_attention_heads ({nq}) must be a multiple of num_key_value_heads ({nkv}); "
+                      f"each KV head serves a whole number of query heads")
+    hd = c.int("head_dim", default=None)
+    if hd is None:
+        hd = h // nq
+        if hd < 1:
+            raise c.error(f"hidden_size ({h}) is smaller than num_attention_heads ({nq}) and there is no "
+                          f"head_dim; give head_dim, an integer in [1, 2**53]")
+    return nq, nkv, hd
 
 
 def _attention(c):
     """Weights of one attention block, norms inside it included."""
-    h, nq = c.int("hidden_size"), c.int("num_attention_heads")
+    h = c.int("hidden_size")
     if c.family in _MLA:  # DeepSeek-V3 config.json: low-rank q and kv, decoupled RoPE key
+        nq = c.int("num_attention_heads")
         nope, rope, v = c.int("qk_nope_head_dim"), c.int("qk_rope_head_dim"), c.int("v_head_dim")
         r, q_rank = c.int("kv_lora_rank"), c.int("q_lora_rank", default=None)
         q = h * q_rank + q_rank + q_rank * nq * (nope + rope) if q_rank else h * nq * (nope + rope)
         kv = h * (r + rope) + r + r * nq * (nope + v)   # kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj
         return q + kv + nq * v * h                      # ... + o_proj
-    nkv = c.int("num_key_value_heads", default=nq)
-    hd = c.int("head_dim", default=None) or h // nq
+    nq, nkv, hd = _heads(c)
     n = 2 * h * nq * hd + 2 * h * nkv * hd              # q, o and k, v projections
     if c.flag("attention_bias"):
         n += nq * hd + 2 * nkv * hd + h
@@ -129,29 +266,40 @@ def _attention(c):
     return n
 
 
-def _ffn(c, layer):
-    """(stored, active) weights of layer ``layer``'s FFN, by part."""
-    h = c.int("hidden_size")
-    f = c.family
+def _experts(c):
+    """(routed experts, shared experts, experts per token) of an MoE family; None for a dense one."""
+    keys = _EXPERT_KEYS.get(c.family)
+    if keys is None:
+        return None
+    routed = c.int(keys[0])
+    shared = c.int(keys[1], 0, 0) if keys[1] else 0
+    top_k = c.int("num_experts_per_tok")
+    if top_k > routed:
+        raise c.error(f"num_experts_per_tok ({top_k}) must not exceed {keys[0]} ({routed}); "
+                      f"a token picks among the routed experts")
+    return routed, shared, top_k
+
+
+def _dense_ffn(c):
+    """(stored, active) weights of one dense FFN layer, by part."""
+    h, inter = c.int("hidden_size"), c.int("intermediate_size")
+    bias = 2 * inter + h if c.family == "llama" and c.flag("mlp_bias") else 0
+    return {"dense_ffn": (3 * h * inter + bias,) * 2}
+
+
+def _moe_ffn(c):
+    """(stored, active) weights of one MoE FFN layer, by part."""
+    h, f = c.int("hidden_size"), c.family
+    n_exp, n_shared, k = _experts(c)
     if f in _MLA:
-        dense = layer < c.int("first_k_dense_replace", minimum=0) or layer % c.int("moe_layer_freq", 1) != 0
-        if dense:
-            return {"dense_ffn": (3 * h * c.int("intermediate_size"),) * 2}
-        n_exp, k, n_shared = c.int("n_routed_experts"), c.int("num_experts_per_tok"), c.int("n_shared_experts", 0, 0)
         expert = 3 * h * c.int("moe_intermediate_size")  # gate, up, down (SwiGLU)
-        bias = n_exp if c.data.get("topk_method", "noaux_tc") == "noaux_tc" else 0  # e_score_correction_bias
+        bias = n_exp if c.str("topk_method", "noaux_tc") == "noaux_tc" else 0  # e_score_correction_bias
         return {"routed_experts": (n_exp * expert, k * expert), "shared_experts": (n_shared * expert,) * 2,
                 "router": (n_exp * h + bias,) * 2}
-    if f == "llama":
-        inter = c.int("intermediate_size")
-        return {"dense_ffn": (3 * h * inter + (2 * inter + h if c.flag("mlp_bias") else 0),) * 2}
     if f == "qwen3_moe":
-        step = c.int("decoder_sparse_step", 1)
-        if layer in c.data.get("mlp_only_layers", []) or (layer + 1) % step != 0:
-            return {"dense_ffn": (3 * h * c.int("intermediate_size"),) * 2}
-        n_exp, k, expert = c.int("num_experts"), c.int("num_experts_per_tok"), 3 * h * c.int("moe_intermediate_size")
+        expert = 3 * h * c.int("moe_intermediate_size")
         return {"routed_experts": (n_exp * expert, k * expert), "router": (n_exp * h,) * 2}
-    n_exp, k, inter = c.int("num_local_experts"), c.int("num_experts_per_tok"), c.int("intermediate_size")
+    inter = c.int("intermediate_size")
     if f == "mixtral":
         expert, router = 3 * h * inter, n_exp * h
     else:  # gpt_oss: fused gate_up (2 x inter) and down, each with a bias; router with a bias
@@ -159,20 +307,53 @@ def _ffn(c, layer):
     return {"routed_experts": (n_exp * expert, k * expert), "router": (router,) * 2}
 
 
+def _multiples(step, start, stop):
+    """How many multiples of ``step`` lie in ``range(start, stop)`` (0 <= start <= stop)."""
+    return -(-stop // step) - -(-start // step)
+
+
+def _moe_layers(c, layers):
+    """How many of layers ``0 .. layers - 1`` have an MoE FFN, in closed form (no loop over layers).
+
+    DeepSeek: layer ``i`` is MoE when ``i >= first_k_dense_replace`` and ``i % moe_layer_freq == 0``.
+    Qwen3: when ``(i + 1) % decoder_sparse_step == 0`` and ``i`` is not in ``mlp_only_layers``.
+    Mixtral and gpt-oss: every layer; Llama: none.
+    """
+    f = c.family
+    if f in _MLA:
+        first, freq = c.int("first_k_dense_replace", 0, 0), c.int("moe_layer_freq", 1)
+        return _multiples(freq, min(first, layers), layers)
+    if f == "qwen3_moe":
+        step = c.int("decoder_sparse_step", 1)
+        dense_only = {i for i in c.int_list("mlp_only_layers") if 0 <= i < layers and (i + 1) % step == 0}
+        return layers // step - len(dense_only)
+    return 0 if f == "llama" else layers
+
+
+def _layer_is_moe(c, layer):
+    """Whether layer index ``layer`` (0-based) has an MoE FFN; one layer, for DeepSeek's MTP module."""
+    return _moe_layers(c, layer + 1) - _moe_layers(c, layer) == 1
+
+
 def _count(c):
     h, layers, vocab = c.int("hidden_size"), c.int("num_hidden_layers"), c.int("vocab_size")
+    _experts(c)  # check num_experts_per_tok against the experts even where every layer is dense
     attention = _attention(c)
     parts = {"embedding": (vocab * h, 0), "attention": (layers * attention,) * 2,
              "norms": ((2 * layers + 1) * h,) * 2}  # two RMSNorms per layer and the final one
-    for layer in range(layers):
-        for name, (stored, active) in _ffn(c, layer).items():
-            old = parts.get(name, (0, 0))
-            parts[name] = (old[0] + stored, old[1] + active)
+    moe = _moe_layers(c, layers)
+    for n, ffn in ((layers - moe, _dense_ffn), (moe, _moe_ffn)):
+        if n:
+            for name, (stored, active) in ffn(c).items():
+                parts[name] = (n * stored, n * active)
     parts["lm_head"] = (0, 0) if c.flag("tie_word_embeddings") else (vocab * h,) * 2
     mtp = 0
     if c.family in _MLA:  # DeepSeek-V3 README_WEIGHTS: one more decoder layer + eh_proj + 3 norms
-        per_module = attention + 2 * h + sum(s for s, _ in _ffn(c, layers).values()) + 2 * h * h + 3 * h
-        mtp = c.int("num_nextn_predict_layers", 0, 0) * per_module
+        modules = c.int("num_nextn_predict_layers", 0, 0)
+        if modules:
+            ffn = _moe_ffn(c) if _layer_is_moe(c, layers) else _dense_ffn(c)
+            per_module = attention + 2 * h + sum(s for s, _ in ffn.values()) + 2 * h * h + 3 * h
+            mtp = modules * per_module
     return ParamCount(parts, mtp)
 
 
@@ -188,30 +369,76 @@ def count_params(path):
     -------
     ParamCount
         ``.total``, ``.active``, ``.parts`` (name -> (stored, active)) and ``.mtp``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`from_hf_config`.
     """
     data, file = load_config(path)
     return _count(_checked(data, file))
 
 
-def _checked(data, file):
-    family = data.get("model_type")
-    if family is None:
-        raise ValueError(f"{file} has no key 'model_type'; supported families: {_supported()}")
-    if family not in FAMILIES:
-        raise ValueError(f"{file}: model_type {family!r} is not supported; supported families: {_supported()}")
-    return _Config(data, file)
+def _attention_layers(c):
+    """(layers whose KV cache grows with context, sliding-window layers).
 
-
-def _full_attention_layers(c):
+    ``layer_types`` is checked (a list, one entry per layer) before any entry is read.
+    """
     layers = c.int("num_hidden_layers")
     kinds = c.data.get("layer_types")
     if kinds is not None:
-        if not isinstance(kinds, list) or len(kinds) != layers:
-            raise ValueError(f"{c.file}: layer_types must list one entry per layer ({layers}); got {kinds!r}")
-        return sum(kind == "full_attention" for kind in kinds)
-    if c.family == "gpt_oss":  # even layers use the 128-token window, odd layers attend to everything
-        return layers // 2
-    return layers
+        if not isinstance(kinds, list):
+            raise c.error(f"layer_types must be a list of strings, one per layer; {_got(kinds)}")
+        if len(kinds) != layers:
+            raise c.error(f"layer_types must list one entry per layer (num_hidden_layers = {layers}); "
+                          f"it has {len(kinds)}")
+        full = sliding = 0
+        for kind in kinds:
+            if not isinstance(kind, str) or kind not in _LAYER_TYPES:
+                raise c.error(f"layer_types entries must be one of {', '.join(map(repr, _LAYER_TYPES))}; "
+                              f"{_got(kind)}")
+            full += kind == "full_attention"
+            sliding += kind == "sliding_attention"
+    elif c.family == "gpt_oss":  # even layers use the 128-token window, odd layers attend to everything
+        full, sliding = layers // 2, layers - layers // 2
+    else:
+        full, sliding = layers, 0
+    if not full:
+        raise c.error("layer_types (or, for gpt-oss without it, num_hidden_layers >= 2) must give at least one "
+                      "'full_attention' layer; a model of sliding-window layers only is not supported")
+    return full, sliding
+
+
+def _model_fields(c, fields, layers, moe_layers, sliding_layers):
+    """Values for the newer :class:`~roofline.models.Model` fields found in ``fields``.
+
+    ``vocab`` is ``vocab_size``; ``dense_layers`` the layers with a dense FFN; ``dense_ffn_dim``
+    ``intermediate_size`` (families with dense FFN layers: DeepSeek, Kimi, Llama, Qwen3);
+    ``moe_ffn_dim`` one expert's width (``moe_intermediate_size``; Mixtral and gpt-oss:
+    ``intermediate_size``); ``sliding_window`` the window of the sliding-window layers (required
+    when there are some); ``context_tokens`` ``max_position_embeddings``. A width the counts did
+    not need is read only if present. Only the fields the Model has are computed.
+    """
+    dense_layers, expert_family = layers - moe_layers, c.family in ("mixtral", "gpt_oss")
+
+    def dense_ffn_dim():
+        if expert_family:
+            return None
+        return c.int("intermediate_size") if dense_layers else c.int("intermediate_size", default=None)
+
+    def moe_ffn_dim():
+        if c.family not in _EXPERT_KEYS:
+            return None
+        key = "intermediate_size" if expert_family else "moe_intermediate_size"
+        return c.int(key) if moe_layers else c.int(key, default=None)
+
+    def sliding_window():
+        return c.int("sliding_window") if sliding_layers else None
+
+    values = {"vocab": lambda: c.int("vocab_size"), "dense_layers": lambda: dense_layers,
+              "dense_ffn_dim": dense_ffn_dim, "moe_ffn_dim": moe_ffn_dim, "sliding_window": sliding_window,
+              "context_tokens": lambda: c.int("max_position_embeddings", default=None)}
+    return {key: value() for key, value in values.items() if key in fields}
 
 
 def from_hf_config(path, *, name=None):
@@ -233,8 +460,10 @@ def from_hf_config(path, *, name=None):
     Raises
     ------
     ValueError
-        If the file is missing or not JSON, its ``model_type`` is not one of :data:`FAMILIES`,
-        or a key the family needs is missing or not a positive integer.
+        If the path or file is unusable (missing, too long, a directory without config.json,
+        not UTF-8, not JSON, not an object), its ``model_type`` is not one of :data:`FAMILIES`,
+        or a key the family needs is missing or malformed (see the module's list of what a
+        config.json may hold). The message names the file, the key and what is accepted.
 
     Examples
     --------
@@ -250,37 +479,39 @@ def from_hf_config(path, *, name=None):
     >>> print(f"{m.total_params:,.0f} parameters, {m.kv_bytes_per_token():,.0f} KV bytes/token")
     8,030,261,248 parameters, 131,072 KV bytes/token
     """
+    if name is not None and not isinstance(name, str):
+        raise ValueError(f"name must be a non-empty str or None; {_got(name)}")
     data, file = load_config(path)
     c = _checked(data, file)
     if name is None:
-        name = data.get("_name_or_path") or file.parent.name or str(file)
-    if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"name must be a non-empty str; got {name!r}")
+        name = c.str("_name_or_path", "").strip() or file.parent.name or str(file)
+    if not name.strip():
+        raise ValueError(f"name must be a non-empty str or None; got {_shown(name)}")
     counts = _count(c)
+    layers = c.int("num_hidden_layers")
     nq = c.int("num_attention_heads")
     mla = c.family in _MLA
     if mla:
         # MLA caches a latent, not heads; head_dim records the value-head width, as the registry does
         n_kv, head_dim, attention = c.int("num_key_value_heads", default=nq), c.int("v_head_dim"), "MLA"
     else:
-        n_kv = c.int("num_key_value_heads", default=nq)
-        head_dim = c.int("head_dim", default=None) or c.int("hidden_size") // nq
+        nq, n_kv, head_dim = _heads(c)
         attention = "MHA" if n_kv == nq else "GQA"
-    experts = _EXPERT_KEYS.get(c.family)
-    routed = shared = top_k = None
-    if experts:
-        routed = c.int(experts[0])
-        shared = c.int(experts[1], 0, 0) if experts[1] else 0
-        top_k = c.int("num_experts_per_tok")
+    experts = _experts(c)
+    routed, shared, top_k = experts or (None, None, None)
+    full_layers, sliding_layers = _attention_layers(c)
     notes = "counted from config.json; active excludes the input embedding table"
     if counts.mtp:
         notes += f"; MTP module ({counts.mtp:,} parameters) not counted"
+    fields = {f.name for f in dataclasses.fields(models.Model)}
+    extras = _model_fields(c, fields, layers, _moe_layers(c, layers), sliding_layers)
     return models.Model(
         key=name, name=name, total_params=float(counts.total), active_params=float(counts.active),
-        layers=c.int("num_hidden_layers"), attention=attention, n_kv_heads=n_kv, head_dim=head_dim,
+        layers=layers, attention=attention, n_kv_heads=n_kv, head_dim=head_dim,
         kv_lora_rank=c.int("kv_lora_rank") if mla else None,
         qk_rope_head_dim=c.int("qk_rope_head_dim") if mla else None,
-        full_attention_layers=_full_attention_layers(c), hidden_size=c.int("hidden_size"), n_q_heads=nq,
+        full_attention_layers=full_layers, hidden_size=c.int("hidden_size"), n_q_heads=nq,
         routed_experts=routed, shared_experts=shared, active_routed_experts=top_k,
-        source=f"{file} (Hugging Face config.json, model_type {c.family!r})", confidence="config", notes=notes,
+        source=f"{_shown(file)} (Hugging Face config.json, model_type {c.family!r})", confidence="config",
+        notes=notes, **extras,
     )

@@ -21,7 +21,7 @@ measured / roofline = 0.147
 
 import dataclasses
 
-from . import _check, _data, hardware, models
+from . import _check, hardware, models, registry
 from .deployment import Deployment
 
 GPUS_PER_NODE = 8  # HGX H100 / H800 nodes in the sources: 8 GPUs each
@@ -48,7 +48,7 @@ class Measurement:
 
     def __post_init__(self):
         for name in ("n_chips", "batch_per_chip", "len_ctx", "kv_bytes_per_elem", "out_tokens_per_s_per_chip"):
-            _check.positive(name, getattr(self, name))
+            _check.check_value(name, getattr(self, name), where="Measurement field")
         hardware.get(self.hardware_key).flops(self.precision)  # raises if unknown or unpublished
         models.get(self.model_key)
 
@@ -101,25 +101,13 @@ def _from_row(r):
         key=r["key"], hardware_key=r["hardware"], model_key=r["model"], n_chips=int(r["n_chips"]),
         batch_per_chip=float(r["batch_per_chip"]), len_ctx=float(r["len_ctx"]), precision=r["precision"],
         kv_bytes_per_elem=float(r["kv_bytes_per_elem"]),
-        kv_bytes_per_token_published=_data.number(r["kv_bytes_per_token"]),
-        out_tokens_per_s_per_node=_data.number(r["out_tokens_per_s_per_node"]),
+        kv_bytes_per_token_published=registry.number(r["kv_bytes_per_token"]),
+        out_tokens_per_s_per_node=registry.number(r["out_tokens_per_s_per_node"]),
         out_tokens_per_s_per_chip=float(r["out_tokens_per_s_per_chip"]),
         source=r["sources"], confidence=r["confidence"], notes=r["notes"],
     )
 
 
-REGISTRY, _ALIASES = _data.load("measurements.csv", _from_row)
-
-
-def get(name):
-    """The :class:`Measurement` called ``name`` (case, spaces and dashes ignored; aliases accepted).
-
-    >>> print(get("sglang-gb200").hardware_key)
-    GB200
-    """
-    return _check.choice("measurement", name, REGISTRY, _ALIASES)
-
-
-def names():
-    """Registry names, in the order of the data file."""
-    return list(REGISTRY)
+REGISTRY = registry.Registry("measurements.csv", _from_row, "measurement")
+get = REGISTRY.get
+names = REGISTRY.names

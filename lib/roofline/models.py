@@ -1,28 +1,53 @@
-"""Models: parameter counts and KV-cache bytes per token derived from the architecture.
+"""Models: parameter counts, experts and KV-cache bytes per token derived from the architecture.
 
 The configurations ship in ``data/models.csv`` with the source of each. KV
-bytes are computed, never stored:
+bytes are computed, never stored, at whatever precision the cache uses
+(``bytes_per_elem``; the weights' precision is a separate choice):
 
 * MHA / GQA: ``2 (K and V) x layers x kv_heads x head_dim x bytes``;
 * MLA (DeepSeek-V3, Kimi K2): ``layers x (kv_lora_rank + qk_rope_head_dim) x bytes``,
-  since only the compressed latent and the decoupled RoPE key are cached.
+  since only the compressed latent and the decoupled RoPE key are cached;
+* sliding-window layers (gpt-oss) hold at most ``sliding_window`` tokens, so a
+  sequence of ``L`` tokens holds ``L x full-layer bytes + min(L, window) x window-layer bytes``.
+
+Experts: one routed expert is a SwiGLU MLP of ``3 x hidden_size x moe_ffn_dim``
+weights in each MoE layer; :attr:`Model.expert_params` counts it over all MoE
+layers. Shared experts have the same shape (DeepSeek-V3, Kimi K2).
 
 >>> v3 = get("DeepSeek-V3")
 >>> print(f"{v3.kv_bytes_per_token():,.0f} B/token, sparsity {v3.sparsity:.1f}")
 70,272 B/token, sparsity 18.1
+>>> print(f"{v3.expert_params / 1e9:.2f}B per routed expert, {v3.routed_params / 1e9:.0f}B routed in all")
+2.55B per routed expert, 654B routed in all
 >>> print(f"{get('lecture').expert_sparsity:.0f}")
 8
 """
 
 import dataclasses
+import numbers
 
-from . import _check, _data
+import numpy as np
 
+from . import _check, registry
+from ._check import check_value
+
+ATTENTION_KINDS = ("MHA", "GQA", "MLA")
+_MAX_INT = 2**53  # integers above this are not exact in float64
+
+
+def _int_field(name, value, minimum=1, optional=True):
+    if value is None and optional:
+        return
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"Model field {name} must be an integer >= {minimum}; got {_check.short(value)} "
+                         f"of type {type(value).__name__}")
+    if not minimum <= value <= _MAX_INT:
+        raise ValueError(f"Model field {name} must be an integer in [{minimum}, 2**53]; got {_check.short(value)}")
 
 
 @dataclasses.dataclass(frozen=True)
 class Model:
-    """A transformer's sizes. Vary a field with :func:`dataclasses.replace`."""
+    """A transformer's sizes. Vary a field with :func:`dataclasses.replace` (the fields are checked again)."""
 
     key: str
     name: str
@@ -34,12 +59,18 @@ class Model:
     head_dim: int | None = None    # dims per KV head (MHA/GQA)
     kv_lora_rank: int | None = None      # MLA latent width
     qk_rope_head_dim: int | None = None  # MLA decoupled RoPE key width
-    full_attention_layers: int | None = None  # layers whose KV grows with context (sliding-window layers excluded)
+    full_attention_layers: int | None = None  # layers whose KV grows with context; the rest use the window
+    sliding_window: int | None = None   # tokens a sliding-window layer keeps (gpt-oss: 128)
     hidden_size: int | None = None
     n_q_heads: int | None = None
     routed_experts: int | None = None
     shared_experts: int | None = None
     active_routed_experts: int | None = None
+    moe_ffn_dim: int | None = None      # intermediate width of one expert
+    dense_ffn_dim: int | None = None    # intermediate width of a dense FFN layer
+    dense_layers: int | None = None     # layers with a dense FFN (DeepSeek-V3: the first 3)
+    vocab: int | None = None
+    context_tokens: int | None = None   # longest context the model supports
     kv_bytes_published: float | None = None  # BF16, all layers, from the source (for checking only)
     pretrain_tokens: float | None = None
     source: str = ""
@@ -47,15 +78,42 @@ class Model:
     notes: str = ""
 
     def __post_init__(self):
-        _check.positive("total_params", self.total_params)
-        _check.positive("active_params", self.active_params)
-        _check.positive("layers", self.layers)
+        for name in ("key", "name"):
+            if not isinstance(getattr(self, name), str) or not getattr(self, name).strip():
+                raise ValueError(f"Model field {name} must be a non-empty str; got {_check.short(getattr(self, name))}")
+        for name in ("total_params", "active_params"):
+            check_value(name, getattr(self, name), where="Model field")
+            if np.ndim(getattr(self, name)):
+                raise ValueError(f"Model field {name} must be one number, not an array")
+        _int_field("layers", self.layers, optional=False)
+        for name in ("n_kv_heads", "head_dim", "kv_lora_rank", "qk_rope_head_dim", "full_attention_layers",
+                     "sliding_window", "hidden_size", "n_q_heads", "routed_experts", "active_routed_experts",
+                     "moe_ffn_dim", "dense_ffn_dim", "vocab", "context_tokens"):
+            _int_field(name, getattr(self, name))
+        for name in ("shared_experts", "dense_layers"):
+            _int_field(name, getattr(self, name), minimum=0)
+        for name in ("kv_bytes_published", "pretrain_tokens"):
+            if getattr(self, name) is not None:
+                check_value(name, getattr(self, name), where="Model field")
         if self.active_params > self.total_params:
-            raise ValueError(f"active_params ({self.active_params:g}) must not exceed "
+            raise ValueError(f"Model field active_params ({self.active_params:g}) must not exceed "
                              f"total_params ({self.total_params:g})")
-        if self.attention not in ("MHA", "GQA", "MLA"):
-            raise ValueError(f"attention must be 'MHA', 'GQA' or 'MLA'; got {self.attention!r}")
+        if self.attention not in ATTENTION_KINDS:
+            raise ValueError(f"Model field attention must be one of {', '.join(map(repr, ATTENTION_KINDS))}; "
+                             f"got {_check.short(self.attention)}")
+        need = ("kv_lora_rank", "qk_rope_head_dim") if self.attention == "MLA" else ("n_kv_heads", "head_dim")
+        for name in need:
+            if getattr(self, name) is None:
+                raise ValueError(f"Model field {name} is required for attention {self.attention!r}")
+        for part, whole in (("full_attention_layers", "layers"), ("dense_layers", "layers"),
+                            ("active_routed_experts", "routed_experts"), ("n_kv_heads", "n_q_heads")):
+            if None not in (getattr(self, part), getattr(self, whole)) and getattr(self, part) > getattr(self, whole):
+                raise ValueError(f"Model field {part} ({getattr(self, part)}) must not exceed {whole} "
+                                 f"({getattr(self, whole)})")
+        if self.full_attention_layers not in (None, self.layers) and self.sliding_window is None:
+            raise ValueError("Model field sliding_window is required when full_attention_layers < layers")
 
+    # -- parameters and experts ----------------------------------------------------------------
     @property
     def sparsity(self):
         """Total over active parameters, the lecture's "sparsity" (00:19:16)."""
@@ -68,51 +126,104 @@ class Model:
             return None
         return self.routed_experts / self.active_routed_experts
 
-    def kv_bytes_per_token(self, bytes_per_elem=2, long_context=True):
+    @property
+    def moe_layers(self):
+        """Layers with a mixture-of-experts FFN, or None where unknown."""
+        if not self.routed_experts or self.dense_layers is None:
+            return None if self.routed_experts else 0
+        return self.layers - self.dense_layers
+
+    @property
+    def expert_params(self):
+        """Parameters of one routed expert over all MoE layers (SwiGLU: 3 x hidden x moe_ffn_dim), or None."""
+        if not self.moe_layers or not self.moe_ffn_dim or not self.hidden_size:
+            return None
+        return 3 * self.hidden_size * self.moe_ffn_dim * self.moe_layers
+
+    @property
+    def routed_params(self):
+        """Parameters of all routed experts, or None where the expert shape is unknown."""
+        return None if self.expert_params is None else self.routed_experts * self.expert_params
+
+    @property
+    def shared_params(self):
+        """Parameters of the shared experts (read for every token), or None where unknown."""
+        return None if self.expert_params is None else (self.shared_experts or 0) * self.expert_params
+
+    @property
+    def always_on_params(self):
+        """Parameters every token passes through besides its routed experts: total less routed, or None."""
+        return None if self.routed_params is None else self.total_params - self.routed_params
+
+    # -- the KV cache --------------------------------------------------------------------------
+    def kv_bytes_per_layer(self, bytes_per_elem=2):
+        """KV bytes one token stores in one attention layer at ``bytes_per_elem`` (BF16: 2, FP8: 1)."""
+        b = check_value("bytes_per_elem", bytes_per_elem)
+        if self.attention == "MLA":
+            return (self.kv_lora_rank + self.qk_rope_head_dim) * b
+        return 2 * self.n_kv_heads * self.head_dim * b
+
+    @property
+    def window_layers(self):
+        """Layers that keep only the last ``sliding_window`` tokens."""
+        return self.layers - (self.full_attention_layers or self.layers)
+
+    def kv_bytes_per_token(self, bytes_per_elem=2, len_ctx=None):
         """KV-cache bytes per token of context.
 
         Parameters
         ----------
         bytes_per_elem : float
             Bytes per cached value: 2 for BF16 (default), 1 for FP8.
-        long_context : bool
-            Count only layers whose cache grows with context (default). False counts
-            every layer, as in a model card's nominal figure.
+        len_ctx : float or array, optional
+            Context length. Without it, the growth per token of a long context (full-attention
+            layers only). With it, the cache of one ``len_ctx``-token sequence over ``len_ctx``:
+            sliding-window layers add ``min(len_ctx, window) / len_ctx`` of their bytes.
 
-        >>> print(f"{get('Llama 3.1 70B').kv_bytes_per_token():,.0f}")
-        327,680
+        >>> m = get('gpt-oss-120b')
+        >>> print(f"{m.kv_bytes_per_token():,.0f} and {m.kv_bytes_per_token(len_ctx=4096):,.0f}")
+        36,864 and 38,016
         """
-        _check.positive("bytes_per_elem", bytes_per_elem)
-        layers = self.full_attention_layers if (long_context and self.full_attention_layers) else self.layers
-        if self.attention == "MLA":
-            return layers * (self.kv_lora_rank + self.qk_rope_head_dim) * bytes_per_elem
-        return 2 * layers * self.n_kv_heads * self.head_dim * bytes_per_elem
+        per_layer = self.kv_bytes_per_layer(bytes_per_elem)
+        full = per_layer * (self.full_attention_layers or self.layers)
+        if len_ctx is None or not self.window_layers:
+            if len_ctx is not None:
+                check_value("len_ctx", len_ctx)
+            return full
+        L = check_value("len_ctx", len_ctx)
+        return full + per_layer * self.window_layers * np.minimum(L, self.sliding_window) / L
+
+    def kv_bytes_per_sequence(self, len_ctx, bytes_per_elem=2):
+        """KV-cache bytes one sequence of ``len_ctx`` tokens holds (windows capped).
+
+        >>> print(f"{get('Llama 3.1 70B').kv_bytes_per_sequence(1000) / 1e6:,.1f} MB")
+        327.7 MB
+        """
+        L = check_value("len_ctx", len_ctx, "nonnegative")
+        per_layer = self.kv_bytes_per_layer(bytes_per_elem)
+        full = per_layer * (self.full_attention_layers or self.layers) * L
+        return full + per_layer * self.window_layers * np.minimum(L, self.sliding_window or 0)
 
 
 def _from_row(r):
+    n = registry.number
     return Model(
         key=r["key"], name=r["name"], total_params=float(r["total_params"]),
         active_params=float(r["active_params"]), layers=int(r["layers"]), attention=r["attention"],
-        n_kv_heads=_data.number(r["n_kv_heads"], int), head_dim=_data.number(r["head_dim"], int),
-        kv_lora_rank=_data.number(r["kv_lora_rank"], int), qk_rope_head_dim=_data.number(r["qk_rope_head_dim"], int),
-        full_attention_layers=_data.number(r["full_attention_layers"], int),
-        hidden_size=_data.number(r["hidden_size"], int), n_q_heads=_data.number(r["n_q_heads"], int),
-        routed_experts=_data.number(r["routed_experts"], int), shared_experts=_data.number(r["shared_experts"], int),
-        active_routed_experts=_data.number(r["active_routed_experts"], int),
-        kv_bytes_published=_data.number(r["kv_bytes_per_token_bf16_published"]),
-        pretrain_tokens=_data.number(r["pretrain_tokens"]), source=r["sources"],
+        n_kv_heads=n(r["n_kv_heads"], int), head_dim=n(r["head_dim"], int),
+        kv_lora_rank=n(r["kv_lora_rank"], int), qk_rope_head_dim=n(r["qk_rope_head_dim"], int),
+        full_attention_layers=n(r["full_attention_layers"], int), sliding_window=n(r["sliding_window"], int),
+        hidden_size=n(r["hidden_size"], int), n_q_heads=n(r["n_q_heads"], int),
+        routed_experts=n(r["routed_experts"], int), shared_experts=n(r["shared_experts"], int),
+        active_routed_experts=n(r["active_routed_experts"], int), moe_ffn_dim=n(r["moe_ffn_dim"], int),
+        dense_ffn_dim=n(r["dense_ffn_dim"], int), dense_layers=n(r["dense_layers"], int),
+        vocab=n(r["vocab"], int), context_tokens=n(r["context_tokens"], int),
+        kv_bytes_published=n(r["kv_bytes_per_token_bf16_published"]),
+        pretrain_tokens=n(r["pretrain_tokens"]), source=r["sources"],
         confidence=r["confidence"], notes=r["notes"],
     )
 
 
-REGISTRY, _ALIASES = _data.load("models.csv", _from_row)
-
-
-def get(name):
-    """The :class:`Model` called ``name`` (case, spaces and dashes ignored; aliases accepted)."""
-    return _check.choice("model", name, REGISTRY, _ALIASES)
-
-
-def names():
-    """Registry names, in the order of the data file."""
-    return list(REGISTRY)
+REGISTRY = registry.Registry("models.csv", _from_row, "model")
+get = REGISTRY.get
+names = REGISTRY.names

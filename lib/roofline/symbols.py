@@ -1,57 +1,95 @@
-"""The lecture's symbols, declared once, each with its unit.
+"""The book's symbols, declared once: sympy symbol, keyword, unit, meaning and chapter.
 
-Every equation in :mod:`roofline` is written with these symbols. ``UNITS`` and
-``MEANINGS`` feed the book's notation page, so a symbol added here shows up
-there without being retyped.
+Every equation in :mod:`roofline` is written with these symbols, and every numeric
+function generated from an equation takes the symbols' **keywords** as its
+arguments (``batch=``, ``len_ctx=``, ...). The table :data:`TABLE` feeds the
+book's notation page, the dimensional-analysis tests and the input checks, so a
+symbol added here shows up everywhere without being retyped.
+
+A symbol's *domain* says which values a numeric function accepts for it:
+``"positive"`` (finite and > 0) or ``"nonnegative"`` (finite and >= 0, where
+zero means something physical: an empty context, a model with no KV cache).
+
+>>> TABLE["len_ctx"].unit, TABLE["len_ctx"].domain
+('tokens', 'nonnegative')
+>>> by_symbol(B).keyword
+'batch'
 """
 
+import dataclasses
+
 import sympy as sp
+from sympy.physics import units as u
 
-# -- the decode step (chapter 1) ---------------------------------------------
-B = sp.Symbol("B", positive=True)                          # sequences decoded together in one step
-N_total = sp.Symbol("N_total", positive=True)              # parameters stored, all experts
-N_active = sp.Symbol("N_active", positive=True)            # parameters used per token
-bytes_per_param = sp.Symbol("b_w", positive=True)          # byte per stored weight (FP4: 0.5)
-flops_per_mac = sp.Symbol("c_mac", positive=True)          # FLOP counted per multiply-add (datasheets: 2, lecture: 1)
-flops = sp.Symbol("F", positive=True)                      # FLOP/s of one chip at the chosen precision
-mem_bw = sp.Symbol("W", positive=True)                     # HBM bandwidth of one chip, byte/s
-n_chips = sp.Symbol("G", positive=True)                    # chips sharing the work (one scale-up domain)
-len_ctx = sp.Symbol("L", positive=True)                    # context length, tokens
-kv_bytes = sp.Symbol("k", positive=True)                   # KV-cache bytes per token of context, byte
-price = sp.Symbol("p", positive=True)                      # rental price, USD per chip-hour
-hbm_bytes = sp.Symbol("M", positive=True)                  # HBM capacity of one chip, byte
-t = sp.Symbol("t", positive=True)                          # time of one decode step, s
+USD = sp.Symbol("USD", positive=True)  # money as a dimension of its own, for the unit checks
 
-UNITS = {
-    B: "sequences",
-    N_total: "parameters",
-    N_active: "parameters",
-    bytes_per_param: "byte/parameter",
-    flops_per_mac: "FLOP/multiply-add",
-    flops: "FLOP/s per chip",
-    mem_bw: "byte/s per chip",
-    n_chips: "chips",
-    len_ctx: "tokens",
-    kv_bytes: "byte/token",
-    price: "USD/(chip·h)",
-    hbm_bytes: "byte per chip",
-    t: "s",
-}
 
-MEANINGS = {
-    B: "batch size: sequences that each get one new token per decode step",
-    N_total: "total parameters, every expert included",
-    N_active: "parameters one token passes through (active experts only)",
-    bytes_per_param: "bytes of one stored weight (FP4 0.5, FP8 1, BF16 2)",
-    flops_per_mac: "FLOPs counted per multiply-add (datasheets 2; the lecture counts multiplies, 1)",
-    flops: "dense matrix throughput of one chip at the weight precision",
-    mem_bw: "HBM bandwidth of one chip",
-    n_chips: "chips that hold the model and share each step",
-    len_ctx: "context length each sequence attends over",
-    kv_bytes: "KV-cache bytes stored per token of context",
-    price: "rental price of one chip for one hour",
-    hbm_bytes: "HBM capacity of one chip",
-    t: "wall time of one decode step",
-}
+@dataclasses.dataclass(frozen=True)
+class Quantity:
+    """One row of the symbol table."""
 
-ALL = tuple(UNITS)
+    symbol: sp.Symbol
+    keyword: str        # argument name of every numeric function that takes it
+    unit: str           # as printed on the notation page
+    dimension: sp.Expr  # the unit in sympy.physics.units (1 for counts), for the dimension tests
+    meaning: str
+    chapter: int        # chapter of the lecture that introduces it
+    domain: str = "positive"  # or "nonnegative"
+
+
+def _symbol(name, domain):
+    return sp.Symbol(name, positive=True) if domain == "positive" else sp.Symbol(name, nonnegative=True)
+
+
+_ROWS = []
+
+
+def _declare(name, keyword, unit, dimension, meaning, chapter, domain="positive"):
+    sym = _symbol(name, domain)
+    _ROWS.append(Quantity(sym, keyword, unit, dimension, meaning, chapter, domain))
+    return sym
+
+
+# -- chapter 1: the decode step ---------------------------------------------------------------
+B = _declare("B", "batch", "sequences", 1,
+             "batch size: sequences that each get one new token per decode step", 1)
+N_total = _declare("N_total", "n_total", "parameters", 1, "total parameters, every expert included", 1)
+N_active = _declare("N_active", "n_active", "parameters", 1,
+                    "parameters one token passes through (active experts only)", 1)
+bytes_per_param = _declare("b_w", "bytes_per_param", "byte/parameter", u.byte,
+                           "bytes of one stored weight (FP4 0.5, FP8 1, BF16 2)", 1)
+flops = _declare("F", "flops", "FLOP/s per chip", 1 / u.second,
+                 "dense matrix throughput of one chip at the weight precision; a multiply-add is 2 FLOPs", 1)
+mem_bw = _declare("W", "mem_bw", "byte/s per chip", u.byte / u.second, "HBM bandwidth of one chip", 1)
+n_chips = _declare("G", "n_chips", "chips", 1, "chips that hold one replica of the model and share each step", 1)
+len_ctx = _declare("L", "len_ctx", "tokens", 1, "context length each sequence attends over", 1, "nonnegative")
+kv_bytes = _declare("k", "kv_bytes", "byte/token", u.byte,
+                    "KV-cache bytes stored per token of context (zero: no KV cache)", 1, "nonnegative")
+price = _declare("p", "price", "USD/(chip·h)", USD / u.hour, "rental price of one chip for one hour", 1)
+hbm_bytes = _declare("M", "hbm_bytes", "byte per chip", u.byte, "usable HBM capacity of one chip", 1)
+
+t = sp.Symbol("t", positive=True)  # time of one decode step, s: printed in equations, never an argument
+
+TABLE = {q.keyword: q for q in _ROWS}
+"""Every symbol that a numeric function can take, keyed by its keyword, in declaration order."""
+
+_BY_SYMBOL = {q.symbol: q for q in _ROWS}
+
+ALL = tuple(q.symbol for q in _ROWS)
+UNITS = {q.symbol: q.unit for q in _ROWS}
+MEANINGS = {q.symbol: q.meaning for q in _ROWS}
+
+
+def by_symbol(symbol):
+    """The :class:`Quantity` of ``symbol``; ValueError for a symbol the table does not hold."""
+    try:
+        return _BY_SYMBOL[symbol]
+    except (KeyError, TypeError):
+        raise ValueError(f"{symbol!r} is not a symbol of roofline.symbols; known: "
+                         f"{', '.join(str(s) for s in ALL)}") from None
+
+
+def order(symbols):
+    """``symbols`` sorted in table order (so numeric functions list their arguments consistently)."""
+    position = {s: i for i, s in enumerate(ALL)}
+    return sorted(symbols, key=lambda s: position[s] if s in position else len(position))

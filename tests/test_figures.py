@@ -9,7 +9,7 @@ import pytest  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from roofline import Deployment, hardware, models  # noqa: E402
-from roofline.plots import DecodeFigure, draw_cost, draw_latency  # noqa: E402
+from roofline.figures.decode import DecodeFigure, draw_cost, draw_latency  # noqa: E402
 
 LECTURE = Deployment(models.get("lecture"), hardware.get("GB200"), price_usd_per_hour=2.0)
 BATCH = np.geomspace(1, 1e5, 50)

@@ -23,8 +23,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.offsetbox import AnnotationBbox, OffsetImage
 
-from . import _check
-from .deployment import Deployment
+from .. import _check
+from ..deployment import Deployment
 
 MS = 1e3          # s -> ms
 PER_MILLION = 1e6  # USD/token -> USD per million tokens
@@ -231,7 +231,7 @@ class DecodeFigure:
             line.set_xdata([b, b])
         self.regime = d.regime(b, L)
         p = d.params
-        self.label.set_text(f"{d.model.key} on {p['n_chips']:.0f} x {d.hardware.key}, {d.precision}\n"
+        self.label.set_text(f"{d.model.key} on {p['n_chips']:.0f} x {d.hardware.key}, {d.weight_precision}\n"
                             f"B = {b:,.0f}, context {L:,.0f}: {self.regime}")
         for ax, artists in zip(self.axes, (self.latency, self.cost)):
             ax.relim()

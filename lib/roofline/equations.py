@@ -1,0 +1,210 @@
+"""The machinery every topic module shares: an equation becomes a checked numeric function, registered once.
+
+A topic module (:mod:`roofline.decode` for chapter 1, more to come) writes each
+equation once as a sympy expression in the symbols of :mod:`roofline.symbols`
+and hands it to :func:`register`. What comes back is an :class:`Equation`: it
+keeps the expression (``.expr``), its unit, and a numeric function generated
+from it with :func:`sympy.lambdify` that
+
+* takes the symbols' keywords (``batch=``, ``len_ctx=``, ...) and nothing else;
+* checks every value against its symbol's domain (finite and > 0, or >= 0) and
+  every set of arrays for broadcasting, raising ``ValueError`` that names the
+  parameter, the value and what is accepted;
+* never hides an overflow or an undefined result: a NaN, or an infinity that the
+  equation does not document (``infinite=`` reason), is a ``ValueError``.
+
+Variants
+--------
+Some equations come in variants (dense or sparse attention, a KV cache split
+over the chips or replicated on each). A topic module writes its equations in a
+*builder*, a function of the variant options that returns the expressions, and
+registers it with :func:`family`. The registry keeps the default build under
+each equation's name; :meth:`Equation.under` rebuilds the same equation under
+other options, so every derived quantity (a balance point solved from two
+terms, say) follows the variant instead of patching an input.
+
+>>> import sympy as sp
+>>> from roofline.symbols import B, n_chips
+>>> e = Equation("per_chip", B / n_chips, unit="sequences", doc="Sequences per chip.")
+>>> e(batch=64, n_chips=8)
+8.0
+>>> e(batch=64, n_chips=0)
+Traceback (most recent call last):
+...
+ValueError: per_chip: n_chips must be a finite number > 0; got 0
+"""
+
+import dataclasses
+import sys
+
+import numpy as np
+import sympy as sp
+
+from . import symbols
+from ._check import check_value, short as _short
+
+REGISTRY = {}
+"""Every registered equation in its default variant, keyed by ``module.name`` (e.g. ``decode.t_kv``)."""
+
+_FAMILIES = {}
+
+
+# -- the equation ------------------------------------------------------------------------------
+@dataclasses.dataclass(eq=False)
+class Equation:
+    """One equation: its sympy expression and the checked numeric function generated from it.
+
+    Parameters
+    ----------
+    name : str
+        The name it is registered under, also the numeric function's name.
+    expr : sympy.Expr
+        The equation, in the symbols of :mod:`roofline.symbols`.
+    unit : str
+        Unit of the result (``"s"``, ``"byte"``, ``"USD/token"``, ...).
+    doc : str
+        One line on what it computes, with the lecture's timestamp where it has one.
+    dimension : sympy.Expr, optional
+        The unit in :mod:`sympy.physics.units`, checked against the symbols' units by the tests.
+    infinite : str, optional
+        Why the result may be infinite (e.g. "never compute-bound at or above the balance
+        context"); without it an infinite result for finite input is an error.
+    """
+
+    name: str
+    expr: sp.Expr
+    unit: str
+    doc: str
+    dimension: sp.Expr = None
+    infinite: str | None = None
+    module: str = ""
+    options: dict = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self):
+        self.expr = sp.sympify(self.expr)
+        syms = symbols.order(self.expr.free_symbols)
+        self.args = tuple(symbols.by_symbol(s).keyword for s in syms)
+        self._domains = tuple(symbols.by_symbol(s).domain for s in syms)
+        self.fast = sp.lambdify(syms, self.expr, "numpy", cse=True)  # unchecked, for benchmarks
+        self.__name__ = self.__qualname__ = self.name
+        self.__doc__ = (f"{self.doc}\n\n{self.unit}; keyword arguments: {', '.join(self.args)} "
+                        "(SI units, see :mod:`roofline.symbols`).")
+
+    def __repr__(self):
+        return f"<Equation {self.module + '.' if self.module else ''}{self.name}({', '.join(self.args)}) [{self.unit}]>"
+
+    def __call__(self, **kwargs):
+        missing = [n for n in self.args if n not in kwargs]
+        extra = [k for k in kwargs if k not in self.args]
+        if missing or extra:
+            raise ValueError(f"{self.name}() takes keyword arguments {', '.join(self.args)}; "
+                             f"missing {missing}, unexpected {extra}")
+        values = [check_value(n, kwargs[n], d, self.name) for n, d in zip(self.args, self._domains)]
+        shapes = {n: np.shape(v) for n, v in zip(self.args, values) if np.ndim(v)}
+        if len(shapes) > 1:
+            try:
+                np.broadcast_shapes(*shapes.values())
+            except ValueError:
+                raise ValueError(f"{self.name}: arrays cannot broadcast together: "
+                                 + ", ".join(f"{n} of shape {s}" for n, s in shapes.items())) from None
+        with np.errstate(all="ignore"):
+            out = self.fast(*(np.float64(v) if np.ndim(v) == 0 else v for v in values))
+        out = np.asarray(out, dtype=float)
+        if np.isnan(out).any():
+            raise ValueError(f"{self.name} is undefined (NaN) for {self._describe(kwargs)}")
+        if self.infinite is None and np.isinf(out).any():
+            raise ValueError(f"{self.name} overflows float64 for {self._describe(kwargs)}; "
+                             "inputs must keep the result below 1.8e308")
+        if any(shapes):
+            return np.broadcast_to(out, np.broadcast_shapes(*shapes.values())) if out.ndim == 0 else out
+        return float(out)
+
+    def _describe(self, kwargs):
+        return ", ".join(f"{n}={_short(kwargs[n])}" for n in self.args)
+
+    def under(self, **options):
+        """This equation rebuilt under variant ``options`` (e.g. ``attention="sqrt"``).
+
+        Options the equation's family does not know are ignored, so a caller can pass all of
+        a deployment's options to any equation.
+        """
+        fam = _FAMILIES.get(self.module)
+        if fam is None or self.name not in fam.defaults:
+            return self
+        return fam.build(**options)[self.name]
+
+    def subs(self, mapping):
+        """The expression with ``mapping`` (symbol or keyword -> value) substituted."""
+        return self.expr.subs({(symbols.TABLE[k].symbol if isinstance(k, str) else k): v
+                               for k, v in mapping.items()})
+
+
+# -- families of equations with variants --------------------------------------------------------
+@dataclasses.dataclass
+class Spec:
+    """What a builder returns for one equation: everything :class:`Equation` takes but the name."""
+
+    expr: sp.Expr
+    unit: str
+    doc: str
+    dimension: sp.Expr = None
+    infinite: str | None = None
+
+
+class _Family:
+    def __init__(self, module, builder, options):
+        self.module, self.builder, self.options = module, builder, options
+        self.cache = {}
+        self.defaults = self.build()
+
+    def build(self, **options):
+        chosen = {k: options.get(k, v[0]) for k, v in self.options.items()}
+        for k, v in chosen.items():
+            if v not in self.options[k]:
+                raise ValueError(f"{k} must be one of {', '.join(repr(o) for o in self.options[k])}; got {v!r}")
+        key = tuple(sorted(chosen.items()))
+        if key not in self.cache:
+            specs = self.builder(**chosen)
+            self.cache[key] = {name: Equation(name, s.expr, s.unit, s.doc, s.dimension, s.infinite,
+                                              module=self.module, options=dict(chosen))
+                               for name, s in specs.items()}
+        return self.cache[key]
+
+
+def family(module, builder, **options):
+    """Register the equations ``builder(**options)`` returns, for every variant in ``options``.
+
+    ``options`` maps each variant axis to its accepted values, the default first, e.g.
+    ``attention=("dense", "sqrt")``. Returns the default build (name -> :class:`Equation`),
+    whose entries also go into :data:`REGISTRY` as ``module.name``.
+    """
+    short = module.rsplit(".", 1)[-1]
+    fam = _Family(short, builder, options)
+    _FAMILIES[short] = fam
+    for name, eq in fam.defaults.items():
+        REGISTRY[f"{short}.{name}"] = eq
+    return fam.defaults
+
+
+def variants(module):
+    """The variant axes of ``module``'s family and their accepted values (default first)."""
+    return dict(_FAMILIES[module.rsplit(".", 1)[-1]].options)
+
+
+def every_variant():
+    """Every equation of every family under every combination of its options (for tests)."""
+    import itertools
+    out = []
+    for fam in _FAMILIES.values():
+        axes = list(fam.options)
+        for combo in itertools.product(*(fam.options[a] for a in axes)):
+            out.extend(fam.build(**dict(zip(axes, combo))).values())
+    return out
+
+
+def numeric(expr, name, unit, doc, **kwargs):
+    """A single registered equation outside any family (no variants)."""
+    module = sys._getframe(1).f_globals.get("__name__", "").rsplit(".", 1)[-1]
+    eq = Equation(name, expr, unit, doc, module=module, **kwargs)
+    REGISTRY[f"{module}.{name}"] = eq
+    return eq

@@ -1,0 +1,164 @@
+"""The shared core: the equation registry, variants, the import graph and the input contracts users meet.
+
+Each test names what a user would do and what they must get: a documented ``inf``, a ``ValueError``
+naming the field they set, a chip count they can read the reason for.
+"""
+
+import ast
+import dataclasses
+import math
+import pathlib
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import roofline
+from roofline import Deployment, check, decode, equations, hardware, models, symbols
+
+FAST = settings(max_examples=150, deadline=None, derandomize=True, database=None)
+PAIRS = [(m, h) for m in models.names() for h in hardware.names()]
+
+
+# -- the registry and variants -----------------------------------------------------------------
+def test_every_registered_equation_is_an_equation_with_its_expression():
+    """The registry holds each equation once, under module.name, with its sympy expression and keywords."""
+    assert len(equations.REGISTRY) >= 14
+    for key, eq in equations.REGISTRY.items():
+        assert key == f"{eq.module}.{eq.name}"
+        assert set(eq.args) == {symbols.by_symbol(s).keyword for s in eq.expr.free_symbols}
+
+
+@pytest.mark.parametrize("model, chip", PAIRS, ids=[f"{m}-{h}" for m, h in PAIRS])
+def test_balance_batch_at_the_balance_context_is_inf(model, chip):
+    """At the balance context the KV fetch alone matches compute: no batch is compute-bound, and
+    balance_batch says so with the documented inf (it used to divide by zero), under both attentions."""
+    for attention in ("dense", "sqrt"):
+        d = Deployment(models.get(model), hardware.get(chip), attention=attention)
+        assert math.isinf(d.balance_batch(len_ctx=d.balance_context()))
+        if not d.model.window_layers:  # with windows the cache per token is larger at short context
+            assert math.isfinite(d.balance_batch(len_ctx=d.balance_context() / 2))
+
+
+def test_sparse_attention_follows_into_the_balance_context():
+    """Square-root attention squares the balance context (L* -> L*^2), because the variant is applied to the
+    equation and the balance point is solved again: 842.4 tokens dense, 709,707 sparse for the lecture."""
+    dense = Deployment(models.get("DeepSeek (lecture)"), hardware.get("GB200"), precision="fp4")
+    sparse = dataclasses.replace(dense, attention="sqrt")
+    assert dense.balance_context() == pytest.approx(2 * 37e9 * 8e12 / (10e15 * 70272))
+    assert sparse.balance_context() == pytest.approx(dense.balance_context() ** 2)
+    assert round(sparse.balance_context()) == 709_707
+
+
+def test_replicated_kv_multiplies_the_kv_fetch_by_the_chip_count():
+    """Tensor-parallel MLA keeps every sequence's latent on each chip: each chip reads G times more KV."""
+    split = Deployment(models.get("DeepSeek-V3"), hardware.get("GB200"))
+    repl = dataclasses.replace(split, kv_sharding="replicated")
+    assert repl.terms(64, 4096)["kv"] == pytest.approx(72 * split.terms(64, 4096)["kv"])
+    assert repl.balance_context() == pytest.approx(split.balance_context() / 72)
+
+
+def test_deployment_evaluates_any_registered_equation():
+    """d.evaluate works for every registered equation, given what the deployment does not know."""
+    d = Deployment(models.get("DeepSeek-V3"), hardware.get("GB200"))
+    for eq in equations.REGISTRY.values():
+        assert d.evaluate(eq, batch=64, len_ctx=4096) >= 0
+    with pytest.raises(ValueError, match="needs batch"):
+        d.evaluate(decode.step_time_s, len_ctx=4096)
+    with pytest.raises(ValueError, match="registered roofline Equation"):
+        d.evaluate(lambda x: x)
+
+
+def test_default_chip_count_is_visible_and_sensible():
+    """NVL72: the rack (the lecture's 72); HGX: a node of 8, or as many nodes as the weights need; a TPU pod
+    of 9,216: the smallest power-of-two slice that holds the weights, not the whole pod."""
+    v3, llama = models.get("DeepSeek-V3"), models.get("Llama 3.1 405B")
+    assert Deployment(v3, hardware.get("GB200")).n_chips_used == 72
+    assert Deployment(llama, hardware.get("H100"), precision="fp8").n_chips_used == 8
+    bf16 = Deployment(llama, hardware.get("H100"), precision="bf16")
+    assert bf16.n_chips_used == 16 and "do not fit in one" in bf16.n_chips_reason
+    pod = Deployment(v3, hardware.get("Ironwood"))
+    assert pod.n_chips_used == 4 and "power-of-two slice" in pod.n_chips_reason  # 671 GB in 4 x 206 GB
+    assert Deployment(v3, hardware.get("GB200"), n_chips=64).n_chips_reason == "64 chips, as given"
+
+
+def test_kv_precision_is_apart_from_weight_precision():
+    """FP4 weights with an FP8 KV cache: the weights' bytes stay 0.5, the cache halves from BF16."""
+    d = Deployment(models.get("DeepSeek-V3"), hardware.get("GB200"), precision="fp4", kv_precision="fp8")
+    assert d.values["bytes_per_param"] == 0.5
+    assert d.values["kv_bytes"] == 70_272 / 2
+
+
+def test_windows_enter_the_kv_fetch_at_short_context():
+    """gpt-oss at 4,096 tokens: the KV fetch uses 38,016 B per token (window layers included), not 36,864."""
+    d = Deployment(models.get("gpt-oss-120b"), hardware.get("H100"))
+    expected = 64 * 4096 * 38_016 / (d.n_chips_used * d.values["mem_bw"])
+    assert d.terms(64, 4096)["kv"] == pytest.approx(expected)
+
+
+# -- construction checks name the field the user set --------------------------------------------
+@pytest.mark.parametrize("field, bad", [("n_kv_heads", -8), ("n_kv_heads", "8"), ("layers", 0), ("layers", 61.5),
+                                        ("head_dim", True), ("total_params", np.array([1e9, 2e9])),
+                                        ("active_params", math.nan), ("routed_experts", 10**400),
+                                        ("attention", "MQA"), ("kv_lora_rank", None)])
+def test_model_fields_are_checked_when_built(field, bad):
+    """A Model built or replaced with a bad field fails naming that field."""
+    with pytest.raises(ValueError, match=field):
+        dataclasses.replace(models.get("DeepSeek-V3"), **{field: bad})
+
+
+@pytest.mark.parametrize("field, bad", [("hbm_bw", 0), ("hbm_bytes", -1), ("flops_fp4", "10e15"),
+                                        ("scaleup_domain", 0), ("scaleup_domain", 7.5), ("scaleup_bw", math.inf),
+                                        ("hbm_bw", [8e12, 8e12])])
+def test_hardware_fields_are_checked_when_built(field, bad):
+    """Zero bandwidth, strings, arrays and fractional domains fail naming the field."""
+    with pytest.raises(ValueError, match=field):
+        dataclasses.replace(hardware.get("GB200"), **{field: bad})
+
+
+@FAST
+@given(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), st.text(), st.binary(),
+                 st.complex_numbers(), st.lists(st.integers()), st.dictionaries(st.text(), st.integers()),
+                 st.just(10**400), st.just(np.array([1.0, 2.0])), st.just(object())),
+       st.one_of(st.none(), st.floats(allow_nan=True), st.integers(), st.text(), st.just(10**400)),
+       st.one_of(st.floats(allow_nan=True), st.text(), st.none(), st.integers()),
+       st.one_of(st.text(), st.none(), st.integers()))
+def test_check_never_raises(answer, expected, rel_tol, what):
+    """roofline.check.check prints a verdict and returns a bool whatever it is given."""
+    assert check.check(answer, expected, rel_tol=rel_tol, what=what) in (True, False)
+
+
+# -- the import graph flows one way -------------------------------------------------------------
+LAYERS = [("_check",), ("symbols",), ("equations",), ("decode",), ("registry",),
+          ("hardware", "models", "lecture", "prices"), ("hf",), ("deployment",), ("measured",), ("figures",),
+          ("notebook",), ("check",)]
+
+
+def _imports(path):
+    """The roofline modules that ``path`` imports (relative imports resolved to top-level module names)."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            if node.module:
+                out.add(node.module.split(".")[0])
+            else:
+                out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("roofline."):
+            out.add(node.module.split(".")[1])
+    return out
+
+
+def test_no_module_imports_a_higher_one():
+    """symbols -> equations -> topics -> data -> deployment -> figures -> notebook: no back-edges."""
+    level = {name: i for i, group in enumerate(LAYERS) for name in group}
+    root = pathlib.Path(roofline.__file__).parent
+    files = [p for p in root.rglob("*.py") if p.name != "__init__.py" or p.parent != root]
+    for path in files:
+        rel = path.relative_to(root)
+        me = rel.parts[0].removesuffix(".py")
+        assert me in level, f"{rel} is not placed in LAYERS"
+        for other in _imports(path) - {me}:
+            if rel.parts[0] == "figures" and other in ("decode",) and path.parent.name == "figures":
+                other = "figures"  # figures/decode.py imported by figures/__init__.py
+            assert level[other] <= level[me] or other == me, f"{rel} imports {other}, a higher module"
