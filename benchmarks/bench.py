@@ -23,7 +23,8 @@ import numpy as np  # noqa: E402
 import sympy as sp  # noqa: E402
 
 import roofline  # noqa: E402
-from roofline import decode, plots  # noqa: E402
+from roofline import decode  # noqa: E402
+from roofline.figures import decode as plots  # noqa: E402
 
 
 def timed(fn, repeat):
@@ -41,11 +42,10 @@ def bench_grid(repeat=15):
     ctx = np.logspace(2, 6, 1000)[None, :]
     grid_s = timed(lambda: d.step_time_s(batch, ctx), repeat)
     # the same expression, one point at a time, through sympy
-    p = d.params
-    subs = {decode.ARGS[k]: v for k, v in p.items() if decode.ARGS[k] in decode.step_time.free_symbols}
+    subs = d.subs()
     pts = [(float(b), float(c)) for b, c in zip(np.logspace(0, 4, 200), np.logspace(2, 6, 200))]
     t0 = time.perf_counter()
-    sym = [float(decode.step_time.subs({**subs, decode.ARGS["batch"]: b, decode.ARGS["len_ctx"]: c}).evalf())
+    sym = [float(decode.step_time.subs({**subs, roofline.symbols.B: b, roofline.symbols.len_ctx: c}).evalf())
            for b, c in pts]
     per_point_s = (time.perf_counter() - t0) / len(pts)
     fast = d.step_time_s(np.array([b for b, _ in pts]), np.array([c for _, c in pts]))

@@ -103,3 +103,12 @@ def test_imports_the_library_and_derives_in_sympy(path):
     assert re.search(r"^\s*(import roofline|from roofline)", text, re.M), f"{path.name}: does not import roofline"
     assert "sympy" in text, f"{path.name}: derives nothing in sympy"
     assert "assert" in text, f"{path.name}: checks nothing"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_first_cell_is_the_librarys_colab_cell(path):
+    """Every chapter opens with the same hidden install cell, kept once in roofline.notebook."""
+    from roofline.notebook import COLAB_CELL
+    first = json.loads(path.read_text())["cells"][0]
+    assert "".join(first["source"]) == COLAB_CELL
+    assert "remove-cell" in first["metadata"].get("tags", [])

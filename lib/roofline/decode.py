@@ -15,8 +15,8 @@ One multiply-add is 2 FLOPs, as on every datasheet, so the compute term is
 hardware ratio ``F b_w / (2 W)`` is the same number either way: "about 300"
 (00:18:32).
 
-Variants
---------
+Attention and KV-sharding variants
+----------------------------------
 ``attention``: ``"dense"`` (each new token reads its whole context's KV) or
 ``"sqrt"`` (sparse attention reads about the square root of it, "a square root in
 this term", 00:12:20). ``kv_sharding``: ``"split"`` (the lecture's assumption:
@@ -89,7 +89,7 @@ def build(attention="dense", kv_sharding="split"):
                                        infinite="inf where there is no KV cache (kv_bytes = 0)"),
         "drain_time_s": Spec(drain, "s", "HBM drain time, capacity / bandwidth: the train period.", _S),
         "worst_latency_s": Spec(2 * drain, "s", "Worst-case wait plus ride under the train schedule (00:23:07).", _S),
-        "train_throughput": Spec(B / drain, "token/s",
+        "train_tokens_per_s": Spec(B / drain, "token/s",
                                  "Tokens per second when a step takes one drain time: ~64 x B (00:26:32).", 1 / _S),
     }
 
@@ -110,7 +110,7 @@ balance_batch_with_kv_n = EQUATIONS["balance_batch_with_kv_n"]
 balance_context_tokens = EQUATIONS["balance_context_tokens"]
 drain_time_s = EQUATIONS["drain_time_s"]
 worst_latency_s = EQUATIONS["worst_latency_s"]
-train_throughput = EQUATIONS["train_throughput"]
+train_tokens_per_s = EQUATIONS["train_tokens_per_s"]
 
 # ... and their sympy expressions, under the names the lecture's board uses.
 t_compute = compute_time_s.expr
@@ -126,6 +126,7 @@ balance_batch_kv = sp.solve(sp.Eq(t_compute, t_mem), B)[0]  # the finite branch 
 balance_context = balance_context_tokens.expr
 drain_time = drain_time_s.expr
 worst_latency = worst_latency_s.expr
+train_throughput = train_tokens_per_s.expr
 
 t_kv_sqrt = kv_time_s.under(attention="sqrt").expr
 step_time_sqrt = step_time_s.under(attention="sqrt").expr

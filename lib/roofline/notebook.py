@@ -33,13 +33,18 @@ def keep(name, value, fmt=",.0f", unit=""):
     """
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"name must be an identifier-like str for {{glue:}}; got {_check.short(name)}")
-    number = _check.check_value(name, value, "nonnegative") if not isinstance(value, str) else value
-    if isinstance(number, str):
-        _glue(name, number)
-        print(f"{name} = {number}")
+    if isinstance(value, str):
+        _glue(name, value)
+        print(f"{name} = {value}")
         return
-    _glue(name, float(number))
-    print(f"{name} = {float(number):{fmt}} {unit}".rstrip())
+    try:
+        number = float(value)  # sympy numbers and numpy scalars too
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name}: value must be a finite number or a str; got {_check.short(value)}") from None
+    if number != number or number in (float("inf"), float("-inf")):
+        raise ValueError(f"{name}: value must be a finite number; got {number}")
+    _glue(name, number)
+    print(f"{name} = {number:{fmt}} {unit}".rstrip())
 
 
 def glue_claims(chapter):
