@@ -155,7 +155,9 @@ def test_lecture_model_expert_sparsity_gives_2400():
     """The lecture's DeepSeek has expert sparsity 256/32 = 8, so ratio 300 gives 2,400 (00:19:27)."""
     m = models.get("DeepSeek (lecture)")
     assert m.expert_sparsity == 8
-    assert 300 * m.expert_sparsity == 2400
+    # a model whose total/active is the expert sparsity, on a ratio-300 chip, through the library
+    b = decode.balance_batch_n(n_total=m.expert_sparsity * m.active_params, n_active=m.active_params, **RATIO_300)
+    assert b == pytest.approx(2400, rel=1e-12)
 
 
 # -- the train: drain time, worst latency, throughput (00:22:30-00:27:09) ------------------------
