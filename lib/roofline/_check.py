@@ -29,7 +29,7 @@ def check_value(name, value, domain="positive", where=""):
     """
     prefix = f"{where}: " if where else ""
     what = "a finite number > 0" if domain == "positive" else "a finite number >= 0"
-    if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
+    if isinstance(value, (bool, np.bool_, str, bytes, np.timedelta64, np.datetime64)) or value is None:
         raise ValueError(f"{prefix}{name} must be {what}; got {value!r} of type {type(value).__name__}")
     if isinstance(value, numbers.Real):
         try:
@@ -42,6 +42,9 @@ def check_value(name, value, domain="positive", where=""):
         return x
     if isinstance(value, numbers.Number):  # complex and other non-real numbers
         raise ValueError(f"{prefix}{name} must be {what}; got {value!r} of type {type(value).__name__}")
+    if isinstance(value, np.ma.MaskedArray):
+        raise ValueError(f"{prefix}{name} must be {what} or a plain array of them; got a masked array "
+                         "(fill or drop the masked entries first)")
     try:
         raw = np.asarray(value)
         if raw.dtype.kind in "bUSmMcV" or raw.dtype.kind == "O" and any(

@@ -35,8 +35,8 @@ def check(answer, expected, rel_tol=0.05, what="answer", why=""):
     and returns False.
     """
     try:
-        what = what if isinstance(what, str) else _text(what)
-        why = why if isinstance(why, str) else ""
+        what = what[:] if isinstance(what, str) else _text(what)  # [:] turns a str subclass into a plain str
+        why = why[:] if isinstance(why, str) else ""
         if not _real(expected) or not math.isfinite(float(expected)):
             print(f"✗ {what}: cannot check against {_text(expected)} (the expected value must be a finite number).")
             return False
@@ -55,5 +55,5 @@ def check(answer, expected, rel_tol=0.05, what="answer", why=""):
         print(f"{mark} {what}: {a:,.4g} {verb} {tol:.0%} of {e:,.4g}." + (f" {why}" if why and not ok else ""))
         return ok
     except Exception as err:  # never raise: a student's cell must keep running
-        print(f"✗ {what if isinstance(what, str) else 'answer'}: could not check ({type(err).__name__}).")
+        print(f"✗ answer: could not check ({type(err).__name__}).")
         return False

@@ -80,6 +80,9 @@ def build(attention="dense", kv_sharding="split"):
         "tokens_per_s": Spec(B / step, "token/s", "Tokens per second of one replica.", 1 / _S),
         "cost_per_token_usd": Spec(n_chips * price / SECONDS_PER_HOUR * step / B, "USD/token",
                                    "Cost of one output token: chip-seconds x price (00:12:40).", USD),
+        "cost_floor_usd": Spec(n_chips * price / SECONDS_PER_HOUR * sp.Max(t_compute.subs(B, 1), t_kv.subs(B, 1)),
+                               "USD/token", "Cost per token once the weight fetch is shared by a huge batch: "
+                               "the larger per-sequence slope, compute or KV (00:13:12).", USD),
         "ratio": Spec(flops * bytes_per_param / (FLOPS_PER_MAC * mem_bw), "dimensionless",
                       "Hardware ratio F b_w / (2 W), the lecture's 'about 300' (00:18:32).", 1),
         "balance_batch_n": Spec(b_star, "sequences", "Batch where weight fetch equals compute (KV dropped).", 1),
@@ -104,6 +107,7 @@ memory_time_s = EQUATIONS["memory_time_s"]
 step_time_s = EQUATIONS["step_time_s"]
 tokens_per_s = EQUATIONS["tokens_per_s"]
 cost_per_token_usd = EQUATIONS["cost_per_token_usd"]
+cost_floor_usd = EQUATIONS["cost_floor_usd"]
 ratio = EQUATIONS["ratio"]
 balance_batch_n = EQUATIONS["balance_batch_n"]
 balance_batch_with_kv_n = EQUATIONS["balance_batch_with_kv_n"]
@@ -120,6 +124,7 @@ t_mem = memory_time_s.expr
 step_time = step_time_s.expr
 tokens_per_second = tokens_per_s.expr
 cost_per_token = cost_per_token_usd.expr
+cost_floor = cost_floor_usd.expr
 hardware_ratio = ratio.expr
 balance_batch = balance_batch_n.expr
 balance_batch_kv = sp.solve(sp.Eq(t_compute, t_mem), B)[0]  # the finite branch of balance_batch_with_kv_n

@@ -41,9 +41,10 @@ def default_chips(model, chip, bytes_per_param):
         why = (f"{domains} scale-up domains of {size}: the weights ({weights / 1e9:,.0f} GB) do not fit in one"
                if domains > 1 else f"one whole scale-up domain of {size} chips")
         return size * domains, why
-    n = 1
-    while n * chip.hbm_bytes < weights:
-        n *= 2
+    n = 2 ** max(0, math.ceil(math.log2(weights / chip.hbm_bytes)))
+    if n > size:
+        return size, (f"the whole {size:,}-chip domain: its HBM does not hold the weights "
+                      f"({weights / 1e9:,.0f} GB)")
     return n, (f"the smallest power-of-two slice of the {size:,}-chip domain whose HBM holds the "
                f"weights ({weights / 1e9:,.0f} GB)")
 
@@ -109,6 +110,8 @@ class Deployment:
                 _check.check_value(name, value, "nonnegative" if name == "kv_bytes" else "positive", "Deployment")
                 if np.ndim(value):
                     raise ValueError(f"Deployment: {name} must be one number, not an array")
+        if self.n_chips is not None and float(self.n_chips) != int(self.n_chips):
+            raise ValueError(f"Deployment: n_chips must be a whole number of chips; got {self.n_chips!r}")
 
     # -- the values it supplies ----------------------------------------------------------------
     @property
@@ -188,6 +191,9 @@ class Deployment:
             raise ValueError(f"equation must be a registered roofline Equation (e.g. roofline.decode.step_time_s); "
                              f"got {_check.short(equation)}")
         eq = equation.under(**self.options)
+        unknown = [k for k in given if k not in symbols.TABLE]
+        if unknown:
+            raise ValueError(f"evaluate() got unknown keywords {unknown}; accepted: {', '.join(symbols.TABLE)}")
         values = self.values
         if "len_ctx" in given and "kv_bytes" not in given and self.model.window_layers and self.kv_bytes is None:
             values["kv_bytes"] = self.kv_bytes_at(given["len_ctx"])
@@ -241,8 +247,17 @@ class Deployment:
         return self.evaluate(decode.balance_batch_with_kv_n, len_ctx=len_ctx)
 
     def balance_context(self):
-        """Context length where KV fetch equals compute, tokens (follows ``attention``)."""
-        return self.evaluate(decode.balance_context_tokens)
+        """Context length where KV fetch equals compute, tokens (follows ``attention``).
+
+        With sliding-window layers the cache per token depends on the context, so the balance is
+        where one sequence's whole cache (windows capped) equals the equation's balance bytes.
+        """
+        if not self.model.window_layers or self.kv_bytes is not None or self.attention != "dense":
+            return self.evaluate(decode.balance_context_tokens)
+        # the balance context at 1 byte per token is the cache one sequence may hold: 2 N_active W / F bytes
+        target = self.evaluate(decode.balance_context_tokens, kv_bytes=1.0)
+        per_elem = registry.PRECISIONS[registry.precision_name(self.kv_precision)]
+        return float(self.model.context_for_kv_bytes(target, per_elem))
 
     def drain_time_s(self):
         """HBM capacity / bandwidth of one chip, s: the train period."""

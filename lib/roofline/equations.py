@@ -107,8 +107,14 @@ class Equation:
             except ValueError:
                 raise ValueError(f"{self.name}: arrays cannot broadcast together: "
                                  + ", ".join(f"{n} of shape {s}" for n, s in shapes.items())) from None
-        with np.errstate(all="ignore"):
-            out = self.fast(*(np.float64(v) if np.ndim(v) == 0 else v for v in values))
+        try:
+            # overflow is an error even where inf is a documented answer (that inf comes from a branch or a
+            # division by zero, never from an overflowing product)
+            with np.errstate(over="raise", divide="ignore", invalid="ignore", under="ignore"):
+                out = self.fast(*(np.float64(v) if np.ndim(v) == 0 else v for v in values))
+        except FloatingPointError:
+            raise ValueError(f"{self.name} overflows float64 for {self._describe(kwargs)}; "
+                             "inputs must keep the result below 1.8e308") from None
         out = np.asarray(out, dtype=float)
         if np.isnan(out).any():
             raise ValueError(f"{self.name} is undefined (NaN) for {self._describe(kwargs)}")

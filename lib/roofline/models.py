@@ -205,6 +205,22 @@ class Model:
         return full + per_layer * self.window_layers * np.minimum(L, self.sliding_window or 0)
 
 
+    def context_for_kv_bytes(self, kv_bytes_per_sequence, bytes_per_elem=2):
+        """The context whose cache holds ``kv_bytes_per_sequence`` bytes: the inverse of
+        :meth:`kv_bytes_per_sequence` (windows included), tokens.
+
+        >>> m = get('gpt-oss-120b')
+        >>> print(f"{m.context_for_kv_bytes(m.kv_bytes_per_sequence(4096)):,.0f}")
+        4,096
+        """
+        target = check_value("kv_bytes_per_sequence", kv_bytes_per_sequence, "nonnegative")
+        per_layer = self.kv_bytes_per_layer(bytes_per_elem)
+        every = per_layer * self.layers                              # bytes per token inside the window
+        full = per_layer * (self.full_attention_layers or self.layers)  # bytes per token beyond it
+        window = self.sliding_window or 0
+        return np.where(target <= every * window, target / every, window + (target - every * window) / full)
+
+
 def _from_row(r):
     n = registry.number
     return Model(

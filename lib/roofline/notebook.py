@@ -8,7 +8,7 @@ library itself does not depend on it.
 72 fp4 2.0
 """
 
-from . import _check, hardware, lecture, models
+from . import _check, hardware, lecture, models, registry
 from .deployment import Deployment
 
 COLAB_CELL = '''\
@@ -64,15 +64,14 @@ def deploy(model, chip, precision=None, price=None, n_chips=None, **options):
     """A :class:`Deployment` of registry names, as the chapters build them.
 
     ``precision`` falls back to the chip's lowest published one where the chip lacks it
-    (H100 has no FP4). ``price`` defaults to the lecture's $2 per GPU-hour (00:12:59),
-    ``n_chips`` to the lecture's rack of 72 or the chip's scale-up domain if smaller.
+    (H100 has no FP4); an unknown name is an error. ``price`` defaults to the lecture's $2 per
+    GPU-hour (00:12:59), ``n_chips`` to the deployment's default (the lecture's rack of 72 on
+    an NVL72; see :func:`roofline.deployment.default_chips`).
     ``options`` pass on to :class:`Deployment` (``attention=``, ``kv_precision=``, ...).
     """
     hw = hardware.get(chip)
-    if precision is not None and precision not in hw.precisions():
+    if precision is not None and registry.precision_name(precision) not in hw.precisions():
         precision = hw.precisions()[-1]
-    if n_chips is None:
-        n_chips = min(hw.scaleup_domain, int(lecture.CH1["rack_gpus"].value))
     if price is None:
         price = float(lecture.CH1["gpu_price"].value)
     return Deployment(models.get(model), hw, precision=precision, n_chips=n_chips, price_usd_per_hour=price,
