@@ -19,6 +19,7 @@ weight-bound
 """
 
 import dataclasses
+import functools
 import math
 
 import numpy as np
@@ -139,7 +140,7 @@ class Deployment:
         """The variant options every equation is rebuilt under."""
         return {"attention": self.attention, "kv_sharding": self.kv_sharding}
 
-    @property
+    @functools.cached_property
     def values(self):
         """Value of every symbol the deployment knows, by keyword (everything but batch and context).
 
@@ -162,7 +163,10 @@ class Deployment:
             out["price"] = price
         return out
 
-    params = values  # the name chapter 1 first used
+    @property
+    def params(self):
+        """The same as :attr:`values` (the name chapter 1 first used)."""
+        return self.values
 
     def kv_bytes_at(self, len_ctx):
         """KV bytes per token at context ``len_ctx`` (None: long-context growth), at ``kv_precision``."""
@@ -194,7 +198,7 @@ class Deployment:
         unknown = [k for k in given if k not in symbols.TABLE]
         if unknown:
             raise ValueError(f"evaluate() got unknown keywords {unknown}; accepted: {', '.join(symbols.TABLE)}")
-        values = self.values
+        values = dict(self.values)  # a copy: the cached values stay as they are
         if "len_ctx" in given and "kv_bytes" not in given and self.model.window_layers and self.kv_bytes is None:
             values["kv_bytes"] = self.kv_bytes_at(given["len_ctx"])
         values |= given
