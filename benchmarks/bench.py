@@ -20,7 +20,6 @@ import matplotlib
 matplotlib.use("Agg")
 
 import numpy as np  # noqa: E402
-import sympy as sp  # noqa: E402
 
 import roofline  # noqa: E402
 from roofline import decode  # noqa: E402

@@ -265,6 +265,16 @@ def reference_parts(config):
     return sum(map(is_moe, range(layers))), sum(not is_moe(i) for i in range(layers))
 
 
+def split_against_the_loop(tmp_path, config, routed, top_k, expert, ffn):
+    """Routed-expert weights are (MoE layers) x one layer's and the dense FFN (dense layers) x one layer's,
+    with the layer split taken from the loop above; returns (moe, dense, parts)."""
+    moe, dense = reference_parts(config)
+    parts = hf.count_params(write(tmp_path, config)).parts
+    assert parts.get("routed_experts", (0, 0)) == (moe * routed * expert, moe * top_k * expert)
+    assert parts.get("dense_ffn", (0, 0)) == (dense * ffn,) * 2
+    return moe, dense, parts
+
+
 @pytest.mark.parametrize("first_k, freq", [(0, 1), (3, 1), (1, 2), (2, 3), (5, 4), (40, 1), (0, 7)])
 @pytest.mark.parametrize("layers", [1, 2, 3, 7, 12, 13])
 def test_deepseek_dense_and_moe_layers_match_the_loop(tmp_path, first_k, freq, layers):
@@ -272,11 +282,7 @@ def test_deepseek_dense_and_moe_layers_match_the_loop(tmp_path, first_k, freq, l
     gives: the routed-expert weights are (MoE layers) x one layer's, the dense FFN (dense layers) x."""
     config = config_of("deepseek_v3") | {"first_k_dense_replace": first_k, "moe_layer_freq": freq,
                                          "num_hidden_layers": layers}
-    moe, dense = reference_parts(config)
-    parts = hf.count_params(write(tmp_path, config)).parts
-    expert, ffn = 3 * 7168 * 2048, 3 * 7168 * 18432
-    assert parts.get("routed_experts", (0, 0)) == (moe * 256 * expert, moe * 8 * expert)
-    assert parts.get("dense_ffn", (0, 0)) == (dense * ffn,) * 2
+    moe, dense, parts = split_against_the_loop(tmp_path, config, 256, 8, 3 * 7168 * 2048, 3 * 7168 * 18432)
     assert ("routed_experts" in parts) == (moe > 0) and ("dense_ffn" in parts) == (dense > 0)
 
 
@@ -287,11 +293,7 @@ def test_qwen3_sparse_step_and_mlp_only_layers_match_the_loop(tmp_path, step, on
     """decoder_sparse_step and mlp_only_layers (duplicates, out-of-range members ignored) in closed form."""
     config = config_of("qwen3_235b_a22b") | {"decoder_sparse_step": step, "mlp_only_layers": only,
                                              "num_hidden_layers": layers}
-    moe, dense = reference_parts(config)
-    parts = hf.count_params(write(tmp_path, config)).parts
-    expert, ffn = 3 * 4096 * 1536, 3 * 4096 * 12288
-    assert parts.get("routed_experts", (0, 0)) == (moe * 128 * expert, moe * 8 * expert)
-    assert parts.get("dense_ffn", (0, 0)) == (dense * ffn,) * 2
+    split_against_the_loop(tmp_path, config, 128, 8, 3 * 4096 * 1536, 3 * 4096 * 12288)
 
 
 @pytest.mark.parametrize("family", sorted(REGISTRY_NAME))

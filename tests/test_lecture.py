@@ -149,7 +149,7 @@ def test_hardware_matches_the_lecture_setup():
     gb200 = hardware.get("GB200")
     assert gb200.scaleup_domain == val("rack_gpus") == 72
     d = Deployment(models.get("DeepSeek (lecture)"), gb200, precision="fp4")
-    assert d.params["bytes_per_param"] == val("fp4_bytes")
+    assert d.values["bytes_per_param"] == val("fp4_bytes")
     assert d.ratio() == pytest.approx(312.5)
     assert d.ratio() == pytest.approx(val("hardware_ratio"), rel=0.05)
 

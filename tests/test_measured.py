@@ -80,8 +80,8 @@ def test_deployment_batch_is_per_chip_times_chips():
     roofline does not depend on how many chips share the work (weights aside)."""
     m = measured.get("DeepSeek profile H800")
     d = m.deployment()
-    assert isinstance(d, Deployment) and d.params["n_chips"] == 128 and m.batch == 128 * 128
-    assert d.params["kv_bytes"] == m.kv_bytes and d.precision == "fp8" and d.hardware is hardware.get("H100")
+    assert isinstance(d, Deployment) and d.values["n_chips"] == 128 and m.batch == 128 * 128
+    assert d.values["kv_bytes"] == m.kv_bytes and d.precision == "fp8" and d.hardware is hardware.get("H100")
     per_chip = d.tokens_per_s(m.batch, m.len_ctx) / 128
     assert m.roofline_tokens_per_s_per_chip() == pytest.approx(per_chip)
 

@@ -142,11 +142,9 @@ GRID_L = np.array([1.0, 4096.0, 131072.0])
 def test_grid_equals_sympy_subs(model, chip, precision):
     """A batch x context grid through the lambdified functions equals .subs() on the expression, point by point."""
     d = Deployment(models.get(model), hardware.get(chip), precision=precision)
-    p = d.params
     grid = d.step_time_s(GRID_B[:, None], GRID_L[None, :])
     cost = d.cost_per_token_usd(GRID_B[:, None], GRID_L[None, :])
     assert grid.shape == cost.shape == (len(GRID_B), len(GRID_L))
-    base = d.subs()
     for i, b in enumerate(GRID_B):
         for j, L in enumerate(GRID_L):
             subs = d.subs(batch=b, len_ctx=L, kv_bytes=d.kv_bytes_at(L))  # sliding windows: bytes per token at L

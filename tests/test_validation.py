@@ -131,7 +131,7 @@ def test_h100_has_no_fp4_deployment():
     """A Deployment asking H100 for FP4 fails at construction, saying which precisions H100 has."""
     with pytest.raises(ValueError, match=r"H100 publishes no dense fp4 rate; precision must be one of 'bf16', 'fp8'"):
         deployment(chip="H100", precision="fp4")
-    assert deployment(chip="H100", precision="fp8").params["bytes_per_param"] == 1.0
+    assert deployment(chip="H100", precision="fp8").values["bytes_per_param"] == 1.0
 
 
 @pytest.mark.parametrize("bad, message", [("fp5", r"unknown precision 'fp5'; did you mean"),
@@ -152,7 +152,7 @@ def test_default_precision_is_the_chips_fastest():
 
 def test_precision_spelling_is_forgiven_everywhere():
     """'FP-4' is accepted by the chip lookup, so the bytes-per-weight lookup must accept it too."""
-    assert deployment(precision="FP-4").params["bytes_per_param"] == 0.5
+    assert deployment(precision="FP-4").values["bytes_per_param"] == 0.5
     assert deployment(precision="BF16").balance_batch() == pytest.approx(deployment(precision="bf16").balance_batch())
 
 

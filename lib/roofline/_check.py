@@ -7,6 +7,7 @@ instead of a NaN or a traceback from inside numpy or sympy.
 
 import difflib
 import numbers
+import reprlib
 
 import numpy as np
 
@@ -62,10 +63,21 @@ def check_value(name, value, domain="positive", where=""):
     return arr if arr.ndim else float(arr)
 
 
-def short(value):
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+MAX_EXACT_INT = 2**53
+"""The largest integer a float64 holds exactly: the bound for counts read from files and set on records."""
 
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = 80
+_REPR.maxlist = _REPR.maxdict = 8
+
+
+def short(value, limit=60):
+    """``repr(value)`` for a message, cut to ``limit`` characters; safe for huge values and reprs that raise."""
+    try:
+        text = repr(value) if isinstance(value, str) else _REPR.repr(value)  # containers: the first items only
+    except Exception:  # a __repr__ that raises is still something to name
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def in_range(name, value, low, high):
@@ -124,8 +136,3 @@ def choice(kind, name, options, aliases=None):
         hint = " did you mean " + (" or ".join(quoted) if len(quoted) <= 2 else ", ".join(quoted[:-1]) + " or " + quoted[-1]) + "?"
     accepted = ", ".join(repr(n) for n in options)
     raise ValueError(f"unknown {kind} {name!r};{hint} Accepted: {accepted}")
-
-
-def positive(name, value):
-    """``check_value(name, value)``: finite and > 0, as a float or float array."""
-    return check_value(name, value)

@@ -14,17 +14,11 @@ False
 import math
 import numbers
 
+from ._check import short
+
 
 def _real(x):
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
-
-
-def _text(x, limit=60):
-    try:
-        s = repr(x)
-    except Exception:  # a repr that raises is still something to print
-        s = f"<{type(x).__name__}>"
-    return s if len(s) <= limit else s[:limit - 3] + "..."
 
 
 def check(answer, expected, rel_tol=0.05, what="answer", why=""):
@@ -35,20 +29,20 @@ def check(answer, expected, rel_tol=0.05, what="answer", why=""):
     and returns False.
     """
     try:
-        what = what[:] if isinstance(what, str) else _text(what)  # [:] turns a str subclass into a plain str
+        what = what[:] if isinstance(what, str) else short(what)  # [:] turns a str subclass into a plain str
         why = why[:] if isinstance(why, str) else ""
         if not _real(expected) or not math.isfinite(float(expected)):
-            print(f"✗ {what}: cannot check against {_text(expected)} (the expected value must be a finite number).")
+            print(f"✗ {what}: cannot check against {short(expected)} (the expected value must be a finite number).")
             return False
         if not _real(rel_tol) or not 0 <= float(rel_tol) < math.inf:
-            print(f"✗ {what}: rel_tol must be a finite number >= 0; got {_text(rel_tol)}.")
+            print(f"✗ {what}: rel_tol must be a finite number >= 0; got {short(rel_tol)}.")
             return False
         if not _real(answer):
-            print(f"✗ {what}: expected a number, got {_text(answer)}.")
+            print(f"✗ {what}: expected a number, got {short(answer)}.")
             return False
         a, e, tol = float(answer), float(expected), float(rel_tol)
         if not math.isfinite(a):
-            print(f"✗ {what}: {_text(answer)} is not a finite number.")
+            print(f"✗ {what}: {short(answer)} is not a finite number.")
             return False
         ok = math.isclose(a, e, rel_tol=tol)
         mark, verb = ("✓", "is within") if ok else ("✗", "is not within")

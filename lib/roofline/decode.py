@@ -44,17 +44,17 @@ from .symbols import (USD, B, N_active, N_total, bytes_per_param, flops, hbm_byt
 SECONDS_PER_HOUR = 3600
 FLOPS_PER_MAC = 2  # a multiply-add is two floating-point operations (datasheets); the lecture counts one
 REGIMES = ("compute-bound", "weight-bound", "KV-bound")
-ATTENTION = ("dense", "sqrt")
-KV_SHARDING = ("split", "replicated")
+TOKENS_READ = {"dense": len_ctx, "sqrt": sp.sqrt(len_ctx)}  # KV entries each sequence reads, by attention
+KV_CHIPS = {"split": n_chips, "replicated": 1}              # chips the KV cache is divided over, by sharding
+ATTENTION, KV_SHARDING = tuple(TOKENS_READ), tuple(KV_CHIPS)  # the variant axes, defaults first
 
-_S, _B = u.second, u.byte
+_S = u.second
 ROUNDING = sp.Rational(1, 10**12)  # relative float tolerance at a balance point
 
 
 def build(attention="dense", kv_sharding="split"):
     """The chapter-1 equations under one variant, as {numeric function name: Spec}."""
-    tokens_read = {"dense": len_ctx, "sqrt": sp.sqrt(len_ctx)}[attention]  # KV entries read per sequence
-    kv_chips = {"split": n_chips, "replicated": 1}[kv_sharding]            # chips the KV cache is divided over
+    tokens_read, kv_chips = TOKENS_READ[attention], KV_CHIPS[kv_sharding]
 
     t_compute = B * N_active * FLOPS_PER_MAC / (n_chips * flops)  # each sequence multiplies every active weight (00:03:12)
     t_weights = N_total * bytes_per_param / (n_chips * mem_bw)    # every stored weight read once per step (00:05:05)
@@ -127,7 +127,7 @@ cost_per_token = cost_per_token_usd.expr
 cost_floor = cost_floor_usd.expr
 hardware_ratio = ratio.expr
 balance_batch = balance_batch_n.expr
-balance_batch_kv = sp.solve(sp.Eq(t_compute, t_mem), B)[0]  # the finite branch of balance_batch_with_kv_n
+balance_batch_kv = balance_batch_with_kv_n.expr.args[-1][0]  # its finite branch: compute = weights + KV
 balance_context = balance_context_tokens.expr
 drain_time = drain_time_s.expr
 worst_latency = worst_latency_s.expr

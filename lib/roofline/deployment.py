@@ -101,10 +101,7 @@ class Deployment:
             self.hardware.flops(self.precision)  # raises if the chip has no such rate
         registry.precision_name(self.kv_precision)
         registry.precision_name(self.activation_precision)
-        for axis, accepted in equations.variants("decode").items():
-            if getattr(self, axis) not in accepted:
-                raise ValueError(f"{axis} must be one of {', '.join(map(repr, accepted))}; "
-                                 f"got {_check.short(getattr(self, axis))}")
+        decode.step_time_s.under(**self.options)  # raises, naming the axis, for an unknown variant
         for name in ("n_chips", "kv_bytes", "price_usd_per_hour"):
             value = getattr(self, name)
             if value is not None:
@@ -120,20 +117,22 @@ class Deployment:
         """The precision of weights and math: the one given, or the chip's lowest."""
         return registry.precision_name(self.precision) if self.precision else self.hardware.precisions()[-1]
 
+    @functools.cached_property
+    def _chips(self):
+        if self.n_chips is not None:
+            return self.n_chips, f"{self.n_chips} chips, as given"
+        n, why = default_chips(self.model, self.hardware, registry.PRECISIONS[self.weight_precision])
+        return n, f"{n} chips: {why} (default)"
+
     @property
     def n_chips_used(self):
         """Chips in the replica: the one given, or :func:`default_chips`."""
-        if self.n_chips is not None:
-            return self.n_chips
-        return default_chips(self.model, self.hardware, registry.PRECISIONS[self.weight_precision])[0]
+        return self._chips[0]
 
     @property
     def n_chips_reason(self):
         """Why the replica has :attr:`n_chips_used` chips."""
-        if self.n_chips is not None:
-            return f"{self.n_chips} chips, as given"
-        n, why = default_chips(self.model, self.hardware, registry.PRECISIONS[self.weight_precision])
-        return f"{n} chips: {why} (default)"
+        return self._chips[1]
 
     @property
     def options(self):
@@ -163,21 +162,16 @@ class Deployment:
             out["price"] = price
         return out
 
-    @property
-    def params(self):
-        """The same as :attr:`values` (the name chapter 1 first used)."""
-        return self.values
-
     def kv_bytes_at(self, len_ctx):
         """KV bytes per token at context ``len_ctx`` (None: long-context growth), at ``kv_precision``."""
         if self.kv_bytes is not None:
             return self.kv_bytes
-        per_elem = registry.PRECISIONS[registry.precision_name(self.kv_precision)]
+        per_elem = registry.bytes_per_element(self.kv_precision)
         if len_ctx is None or not self.model.window_layers:
             return self.model.kv_bytes_per_token(per_elem)
         L = _check.check_value("len_ctx", len_ctx, "nonnegative")
-        safe = np.where(L > 0, L, 1.0)  # an empty context holds no KV: any per-token figure gives 0 bytes
-        out = np.where(L > 0, self.model.kv_bytes_per_token(per_elem, len_ctx=safe), self.model.kv_bytes_per_token(per_elem))
+        # an empty context holds no KV, so any per-token figure serves there: 1 token's stands in for 0
+        out = self.model.kv_bytes_per_token(per_elem, len_ctx=np.maximum(L, 1.0) if np.ndim(L) else max(L, 1.0))
         return out if np.ndim(out) else float(out)
 
     def subs(self, **given):
@@ -199,7 +193,7 @@ class Deployment:
         if unknown:
             raise ValueError(f"evaluate() got unknown keywords {unknown}; accepted: {', '.join(symbols.TABLE)}")
         values = dict(self.values)  # a copy: the cached values stay as they are
-        if "len_ctx" in given and "kv_bytes" not in given and self.model.window_layers and self.kv_bytes is None:
+        if "len_ctx" in given and "kv_bytes" not in given:  # windows make the bytes per token depend on L
             values["kv_bytes"] = self.kv_bytes_at(given["len_ctx"])
         values |= given
         missing = [a for a in eq.args if a not in values]
@@ -211,10 +205,10 @@ class Deployment:
 
     # -- named conveniences for chapter 1 ------------------------------------------------------
     def terms(self, batch, len_ctx):
-        """Compute, weight-fetch, KV-fetch and step time, s, broadcast over batch x len_ctx."""
+        """Compute, weight-fetch, KV-fetch, memory (weights + KV) and step time, s, broadcast over batch x len_ctx."""
         out = {name: self.evaluate(eq, batch=batch, len_ctx=len_ctx) for name, eq in
                (("compute", decode.compute_time_s), ("weights", decode.weight_time_s),
-                ("kv", decode.kv_time_s), ("step", decode.step_time_s))}
+                ("kv", decode.kv_time_s), ("memory", decode.memory_time_s), ("step", decode.step_time_s))}
         if np.ndim(out["step"]):
             out = {k: np.broadcast_to(v, np.shape(out["step"])) for k, v in out.items()}
         return out
@@ -260,7 +254,7 @@ class Deployment:
             return self.evaluate(decode.balance_context_tokens)
         # the balance context at 1 byte per token is the cache one sequence may hold: 2 N_active W / F bytes
         target = self.evaluate(decode.balance_context_tokens, kv_bytes=1.0)
-        per_elem = registry.PRECISIONS[registry.precision_name(self.kv_precision)]
+        per_elem = registry.bytes_per_element(self.kv_precision)
         return float(self.model.context_for_kv_bytes(target, per_elem))
 
     def drain_time_s(self):

@@ -35,7 +35,7 @@ ValueError: per_chip: n_chips must be a finite number > 0; got 0
 """
 
 import dataclasses
-import sys
+import itertools
 
 import numpy as np
 import sympy as sp
@@ -44,7 +44,7 @@ from . import symbols
 from ._check import check_value, short as _short
 
 REGISTRY = {}
-"""Every registered equation in its default variant, keyed by ``module.name`` (e.g. ``decode.t_kv``)."""
+"""Every registered equation in its default variant, keyed by ``module.name`` (e.g. ``decode.kv_time_s``)."""
 
 _FAMILIES = {}
 
@@ -113,17 +113,19 @@ class Equation:
             with np.errstate(over="raise", divide="ignore", invalid="ignore", under="ignore"):
                 out = self.fast(*(np.float64(v) if np.ndim(v) == 0 else v for v in values))
         except FloatingPointError:
-            raise ValueError(f"{self.name} overflows float64 for {self._describe(kwargs)}; "
-                             "inputs must keep the result below 1.8e308") from None
+            raise self._overflow(kwargs) from None
         out = np.asarray(out, dtype=float)
         if np.isnan(out).any():
             raise ValueError(f"{self.name} is undefined (NaN) for {self._describe(kwargs)}")
         if self.infinite is None and np.isinf(out).any():
-            raise ValueError(f"{self.name} overflows float64 for {self._describe(kwargs)}; "
-                             "inputs must keep the result below 1.8e308")
+            raise self._overflow(kwargs)
         if any(shapes):
             return np.broadcast_to(out, np.broadcast_shapes(*shapes.values())) if out.ndim == 0 else out
         return float(out)
+
+    def _overflow(self, kwargs):
+        return ValueError(f"{self.name} overflows float64 for {self._describe(kwargs)}; "
+                          "inputs must keep the result below 1.8e308")
 
     def _describe(self, kwargs):
         return ", ".join(f"{n}={_short(kwargs[n])}" for n in self.args)
@@ -192,25 +194,11 @@ def family(module, builder, **options):
     return fam.defaults
 
 
-def variants(module):
-    """The variant axes of ``module``'s family and their accepted values (default first)."""
-    return dict(_FAMILIES[module.rsplit(".", 1)[-1]].options)
-
-
 def every_variant():
     """Every equation of every family under every combination of its options (for tests)."""
-    import itertools
     out = []
     for fam in _FAMILIES.values():
         axes = list(fam.options)
         for combo in itertools.product(*(fam.options[a] for a in axes)):
             out.extend(fam.build(**dict(zip(axes, combo))).values())
     return out
-
-
-def numeric(expr, name, unit, doc, **kwargs):
-    """A single registered equation outside any family (no variants)."""
-    module = sys._getframe(1).f_globals.get("__name__", "").rsplit(".", 1)[-1]
-    eq = Equation(name, expr, unit, doc, module=module, **kwargs)
-    REGISTRY[f"{module}.{name}"] = eq
-    return eq

@@ -148,10 +148,11 @@ class Hardware:
 
     def domain_total(self, field):
         """A per-chip field times the scale-up domain size: a whole rack's or pod's ``hbm_bytes``, etc."""
-        value = getattr(self, field) if isinstance(field, str) and hasattr(self, field) else None
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or field == "scaleup_domain":
-            raise ValueError(f"field must name a per-chip number of Hardware, e.g. 'hbm_bytes'; got {field!r}")
-        return value * self.scaleup_domain
+        per_chip = _POSITIVE + _OPTIONAL_POSITIVE
+        if field not in per_chip or getattr(self, field) is None:
+            raise ValueError(f"field must name a per-chip number this Hardware has, one of {', '.join(per_chip)}; "
+                             f"got {_check.short(field)}")
+        return getattr(self, field) * self.scaleup_domain
 
 
 def _from_row(row):

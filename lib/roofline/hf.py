@@ -55,9 +55,10 @@ import dataclasses
 import json
 import os
 import pathlib
-import reprlib
 
 from . import models
+from ._check import MAX_EXACT_INT as _MAX_INT
+from ._check import short
 
 FAMILIES = {
     "deepseek_v3": "DeepSeek-V3 / R1 (MLA; MoE with a shared expert)",
@@ -73,15 +74,9 @@ _EXPERT_KEYS = {  # model_type -> (routed experts key, shared experts key)
     "qwen3_moe": ("num_experts", None), "mixtral": ("num_local_experts", None), "gpt_oss": ("num_local_experts", None),
 }
 _LAYER_TYPES = ("full_attention", "sliding_attention")
-_MAX_INT = 2**53          # largest integer a float64 holds exactly
 _MAX_BYTES = 16 * 2**20   # a config.json is a few KiB
 _MAX_SHOWN = 200          # characters of a path or value quoted in a message
 _REQUIRED = object()
-
-_repr = reprlib.Repr()
-_repr.maxstring = _repr.maxother = _repr.maxlong = 80
-_repr.maxlist = _repr.maxdict = 8
-
 
 @dataclasses.dataclass(frozen=True)
 class ParamCount:
@@ -107,8 +102,7 @@ def _supported():
 
 def _shown(value):
     """``value`` quoted for a message, cut short when long (a path of 10**5 characters, a huge list)."""
-    text = _repr.repr(value) if not isinstance(value, (str, pathlib.PurePath)) else repr(str(value))
-    return text if len(text) <= _MAX_SHOWN else text[:_MAX_SHOWN - 3] + "..."
+    return short(str(value) if isinstance(value, pathlib.PurePath) else value, _MAX_SHOWN)
 
 
 def _got(value):
@@ -409,36 +403,24 @@ def _attention_layers(c):
     return full, sliding
 
 
-def _model_fields(c, fields, layers, moe_layers, sliding_layers):
-    """Values for the newer :class:`~roofline.models.Model` fields found in ``fields``.
+def _model_fields(c, layers, moe_layers, sliding_layers):
+    """The :class:`~roofline.models.Model` fields for FFN widths, vocabulary, window and context.
 
-    ``vocab`` is ``vocab_size``; ``dense_layers`` the layers with a dense FFN; ``dense_ffn_dim``
-    ``intermediate_size`` (families with dense FFN layers: DeepSeek, Kimi, Llama, Qwen3);
-    ``moe_ffn_dim`` one expert's width (``moe_intermediate_size``; Mixtral and gpt-oss:
-    ``intermediate_size``); ``sliding_window`` the window of the sliding-window layers (required
-    when there are some); ``context_tokens`` ``max_position_embeddings``. A width the counts did
-    not need is read only if present. Only the fields the Model has are computed.
+    ``dense_ffn_dim`` is ``intermediate_size`` (families with dense FFN layers: DeepSeek, Kimi, Llama,
+    Qwen3); ``moe_ffn_dim`` one expert's width (``moe_intermediate_size``; Mixtral and gpt-oss:
+    ``intermediate_size``). A width the counts did not need is read only if present.
+    ``sliding_window`` is required when some layers slide.
     """
     dense_layers, expert_family = layers - moe_layers, c.family in ("mixtral", "gpt_oss")
-
-    def dense_ffn_dim():
-        if expert_family:
-            return None
-        return c.int("intermediate_size") if dense_layers else c.int("intermediate_size", default=None)
-
-    def moe_ffn_dim():
-        if c.family not in _EXPERT_KEYS:
-            return None
-        key = "intermediate_size" if expert_family else "moe_intermediate_size"
-        return c.int(key) if moe_layers else c.int(key, default=None)
-
-    def sliding_window():
-        return c.int("sliding_window") if sliding_layers else None
-
-    values = {"vocab": lambda: c.int("vocab_size"), "dense_layers": lambda: dense_layers,
-              "dense_ffn_dim": dense_ffn_dim, "moe_ffn_dim": moe_ffn_dim, "sliding_window": sliding_window,
-              "context_tokens": lambda: c.int("max_position_embeddings", default=None)}
-    return {key: value() for key, value in values.items() if key in fields}
+    moe_key = "intermediate_size" if expert_family else "moe_intermediate_size"
+    return {
+        "vocab": c.int("vocab_size"),
+        "dense_layers": dense_layers,
+        "dense_ffn_dim": None if expert_family else c.int("intermediate_size", _REQUIRED if dense_layers else None),
+        "moe_ffn_dim": None if c.family not in _EXPERT_KEYS else c.int(moe_key, _REQUIRED if moe_layers else None),
+        "sliding_window": c.int("sliding_window") if sliding_layers else None,
+        "context_tokens": c.int("max_position_embeddings", default=None),
+    }
 
 
 def from_hf_config(path, *, name=None):
@@ -503,8 +485,7 @@ def from_hf_config(path, *, name=None):
     notes = "counted from config.json; active excludes the input embedding table"
     if counts.mtp:
         notes += f"; MTP module ({counts.mtp:,} parameters) not counted"
-    fields = {f.name for f in dataclasses.fields(models.Model)}
-    extras = _model_fields(c, fields, layers, _moe_layers(c, layers), sliding_layers)
+    extras = _model_fields(c, layers, _moe_layers(c, layers), sliding_layers)
     return models.Model(
         key=name, name=name, total_params=float(counts.total), active_params=float(counts.active),
         layers=layers, attention=attention, n_kv_heads=n_kv, head_dim=head_dim,

@@ -29,10 +29,9 @@ import numbers
 import numpy as np
 
 from . import _check, registry
-from ._check import check_value
+from ._check import MAX_EXACT_INT, check_value
 
 ATTENTION_KINDS = ("MHA", "GQA", "MLA")
-_MAX_INT = 2**53  # integers above this are not exact in float64
 
 
 def _int_field(name, value, minimum=1, optional=True):
@@ -41,7 +40,7 @@ def _int_field(name, value, minimum=1, optional=True):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise ValueError(f"Model field {name} must be an integer >= {minimum}; got {_check.short(value)} "
                          f"of type {type(value).__name__}")
-    if not minimum <= value <= _MAX_INT:
+    if not minimum <= value <= MAX_EXACT_INT:
         raise ValueError(f"Model field {name} must be an integer in [{minimum}, 2**53]; got {_check.short(value)}")
 
 
@@ -177,21 +176,19 @@ class Model:
             Bytes per cached value: 2 for BF16 (default), 1 for FP8.
         len_ctx : float or array, optional
             Context length. Without it, the growth per token of a long context (full-attention
-            layers only). With it, the cache of one ``len_ctx``-token sequence over ``len_ctx``:
-            sliding-window layers add ``min(len_ctx, window) / len_ctx`` of their bytes.
+            layers only). With it, the cache of one ``len_ctx``-token sequence over ``len_ctx``
+            (:meth:`kv_bytes_per_sequence`), so sliding-window layers count while the context
+            is short.
 
         >>> m = get('gpt-oss-120b')
         >>> print(f"{m.kv_bytes_per_token():,.0f} and {m.kv_bytes_per_token(len_ctx=4096):,.0f}")
         36,864 and 38,016
         """
-        per_layer = self.kv_bytes_per_layer(bytes_per_elem)
-        full = per_layer * (self.full_attention_layers or self.layers)
-        if len_ctx is None or not self.window_layers:
-            if len_ctx is not None:
-                check_value("len_ctx", len_ctx)
-            return full
+        growth = self.kv_bytes_per_layer(bytes_per_elem) * (self.layers - self.window_layers)
+        if len_ctx is None:
+            return growth
         L = check_value("len_ctx", len_ctx)
-        return full + per_layer * self.window_layers * np.minimum(L, self.sliding_window) / L
+        return self.kv_bytes_per_sequence(L, bytes_per_elem) / L if self.window_layers else growth
 
     def kv_bytes_per_sequence(self, len_ctx, bytes_per_elem=2):
         """KV-cache bytes one sequence of ``len_ctx`` tokens holds (windows capped).
@@ -200,10 +197,9 @@ class Model:
         327.7 MB
         """
         L = check_value("len_ctx", len_ctx, "nonnegative")
-        per_layer = self.kv_bytes_per_layer(bytes_per_elem)
-        full = per_layer * (self.full_attention_layers or self.layers) * L
-        return full + per_layer * self.window_layers * np.minimum(L, self.sliding_window or 0)
-
+        window = np.minimum(L, self.sliding_window or 0)
+        return self.kv_bytes_per_layer(bytes_per_elem) * ((self.layers - self.window_layers) * L
+                                                          + self.window_layers * window)
 
     def context_for_kv_bytes(self, kv_bytes_per_sequence, bytes_per_elem=2):
         """The context whose cache holds ``kv_bytes_per_sequence`` bytes: the inverse of
@@ -214,11 +210,11 @@ class Model:
         4,096
         """
         target = check_value("kv_bytes_per_sequence", kv_bytes_per_sequence, "nonnegative")
-        per_layer = self.kv_bytes_per_layer(bytes_per_elem)
-        every = per_layer * self.layers                              # bytes per token inside the window
-        full = per_layer * (self.full_attention_layers or self.layers)  # bytes per token beyond it
         window = self.sliding_window or 0
-        return np.where(target <= every * window, target / every, window + (target - every * window) / full)
+        inside = self.kv_bytes_per_layer(bytes_per_elem) * self.layers  # bytes per token while L <= window
+        at_window = inside * window
+        return np.where(target <= at_window, target / inside,
+                        window + (target - at_window) / self.kv_bytes_per_token(bytes_per_elem))
 
 
 def _from_row(r):

@@ -37,15 +37,11 @@ class Quantity:
     domain: str = "positive"  # or "nonnegative"
 
 
-def _symbol(name, domain):
-    return sp.Symbol(name, positive=True) if domain == "positive" else sp.Symbol(name, nonnegative=True)
-
-
 _ROWS = []
 
 
 def _declare(name, keyword, unit, dimension, meaning, chapter, domain="positive"):
-    sym = _symbol(name, domain)
+    sym = sp.Symbol(name, **{domain: True})  # the domain is also the sympy assumption
     _ROWS.append(Quantity(sym, keyword, unit, dimension, meaning, chapter, domain))
     return sym
 
@@ -76,8 +72,6 @@ TABLE = {q.keyword: q for q in _ROWS}
 _BY_SYMBOL = {q.symbol: q for q in _ROWS}
 
 ALL = tuple(q.symbol for q in _ROWS)
-UNITS = {q.symbol: q.unit for q in _ROWS}
-MEANINGS = {q.symbol: q.meaning for q in _ROWS}
 
 
 def by_symbol(symbol):

@@ -23,7 +23,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.offsetbox import AnnotationBbox, OffsetImage
 
-from .. import _check
+from .. import _check, decode
 from ..deployment import Deployment
 
 MS = 1e3          # s -> ms
@@ -41,7 +41,7 @@ def _short(x, _pos=None):
 
 
 def _batch(batch):
-    b = _check.positive("batch", batch)
+    b = _check.check_value("batch", batch)
     if np.ndim(b) != 1 or len(b) < 2:
         raise ValueError(f"batch must be a 1-D array of at least 2 batch sizes; got {batch!r}")
     return b
@@ -56,9 +56,7 @@ def _deployment(deployment):
 def latency_terms(deployment, batch, len_ctx):
     """Compute, weight, KV, memory and step time in ms for each batch size (a dict of arrays)."""
     t = _deployment(deployment).terms(_batch(batch), len_ctx)
-    ms = {k: v * MS for k, v in t.items()}
-    ms["memory"] = ms["weights"] + ms["kv"]
-    return ms
+    return {k: v * MS for k, v in t.items()}
 
 
 def cost_terms(deployment, batch, len_ctx):
@@ -66,9 +64,13 @@ def cost_terms(deployment, batch, len_ctx):
     b = _batch(batch)
     t = _deployment(deployment).terms(b, len_ctx)
     usd_per_step_s = deployment.cost_per_token_usd(b, len_ctx) / t["step"]  # G x price / 3600 / B
-    out = {k: v * usd_per_step_s * PER_MILLION for k, v in t.items()}
-    out["memory"] = out["weights"] + out["kv"]
-    return out
+    return {k: v * usd_per_step_s * PER_MILLION for k, v in t.items()}
+
+
+def cost_floor(deployment, batch, len_ctx):
+    """The slow-mode floor, USD per million tokens, as a line over ``batch`` (it does not depend on it)."""
+    floor = _deployment(deployment).evaluate(decode.cost_floor_usd, len_ctx=len_ctx) * PER_MILLION
+    return np.full(np.shape(_batch(batch)), floor)
 
 
 def _balance_xy(deployment, len_ctx, terms, batch):
@@ -149,8 +151,8 @@ def draw_cost(ax, deployment, batch, len_ctx):
     y = cost_terms(deployment, x, len_ctx)
     artists = _draw(ax, x, y)
     artists["balance"] = _mark_balance(ax, deployment, len_ctx, cost_terms, x)
-    floor = np.maximum(y["compute"], y["kv"])
-    artists["floor"] = ax.plot(x, floor, color="gray", lw=6, alpha=0.3, label="slow-mode floor")[0]
+    artists["floor"] = ax.plot(x, cost_floor(deployment, x, len_ctx), color="gray", lw=6, alpha=0.3,
+                               label="slow-mode floor")[0]
     ax.set_xlabel("batch size (sequences)")
     ax.set_ylabel("cost (USD per million tokens)")
     return artists
@@ -182,18 +184,18 @@ class DecodeFigure:
 
     def __init__(self, deployment, len_ctx, batch_range=(1, 1e5), marker_batch=2000, *, n_points=120,
                  figsize=(8, 3), dpi=90):
-        lo, hi = (_check.positive("batch_range", v) for v in batch_range)
+        lo, hi = (_check.check_value("batch_range", v) for v in batch_range)
         if not lo < hi:
             raise ValueError(f"batch_range must be (low, high) with low < high; got {batch_range!r}")
-        self.batch = np.geomspace(lo, hi, int(_check.positive("n_points", n_points)))
+        self.batch = np.geomspace(lo, hi, int(_check.check_value("n_points", n_points)))
         self.fig = Figure(figsize=figsize, dpi=dpi)
         FigureCanvasAgg(self.fig)
         ax_t, ax_c = self.fig.subplots(1, 2)
         self.fig.subplots_adjust(left=0.08, right=0.99, bottom=0.16, top=0.97, wspace=0.25)
         self.axes = (ax_t, ax_c)
         self.deployment = _deployment(deployment)
-        self.len_ctx = _check.positive("len_ctx", len_ctx)
-        self.marker_batch = _check.positive("marker_batch", marker_batch)
+        self.len_ctx = _check.check_value("len_ctx", len_ctx)
+        self.marker_batch = _check.check_value("marker_batch", marker_batch)
         self.latency = draw_latency(ax_t, deployment, self.batch, len_ctx)
         self.cost = draw_cost(ax_c, deployment, self.batch, len_ctx)
         for ax in self.axes:
@@ -216,9 +218,9 @@ class DecodeFigure:
         if deployment is not None:
             self.deployment = _deployment(deployment)
         if len_ctx is not None:
-            self.len_ctx = _check.positive("len_ctx", len_ctx)
+            self.len_ctx = _check.check_value("len_ctx", len_ctx)
         if marker_batch is not None:
-            self.marker_batch = _check.positive("marker_batch", marker_batch)
+            self.marker_batch = _check.check_value("marker_batch", marker_batch)
         d, L, b = self.deployment, self.len_ctx, self.marker_batch
         for artists, terms in ((self.latency, latency_terms), (self.cost, cost_terms)):
             y = terms(d, self.batch, L)
@@ -226,11 +228,11 @@ class DecodeFigure:
                 artists[key].set_ydata(y[key])
             artists["total"].set_ydata(y["step"])
             artists["balance"].set_data(*_balance_xy(d, L, terms, self.batch))
-        self.cost["floor"].set_ydata(np.maximum(y["compute"], y["kv"]))
+        self.cost["floor"].set_ydata(cost_floor(d, self.batch, L))
         for line in self.markers:
             line.set_xdata([b, b])
         self.regime = d.regime(b, L)
-        p = d.params
+        p = d.values
         self.label.set_text(f"{d.model.key} on {p['n_chips']:.0f} x {d.hardware.key}, {d.weight_precision}\n"
                             f"B = {b:,.0f}, context {L:,.0f}: {self.regime}")
         for ax, artists in zip(self.axes, (self.latency, self.cost)):
