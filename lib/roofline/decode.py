@@ -49,7 +49,6 @@ KV_CHIPS = {"split": n_chips, "replicated": 1}              # chips the KV cache
 ATTENTION, KV_SHARDING = tuple(TOKENS_READ), tuple(KV_CHIPS)  # the variant axes, defaults first
 
 _S = u.second
-ROUNDING = sp.Rational(1, 10**12)  # relative float tolerance at a balance point
 
 
 def build(attention="dense", kv_sharding="split"):
@@ -65,10 +64,8 @@ def build(attention="dense", kv_sharding="split"):
 
     b_star = sp.solve(sp.Eq(t_compute, t_weights), B)[0]          # weight fetch = compute, KV dropped (00:16:15)
     b_star_kv = sp.solve(sp.Eq(t_compute, t_mem), B)[0]           # the same with the KV term kept (00:19:57)
-    # KV per sequence at least compute per sequence; the 1e-12 absorbs float rounding, so that the balance
-    # context fed back in (a few ulps off) gives the documented inf, not 1e19 sequences
-    kv_slower = sp.simplify(t_kv / t_compute) >= 1 - ROUNDING
     l_star = sp.solve(sp.Eq(t_kv, t_compute), len_ctx)[0]         # KV fetch = compute, for any B (01:38:22)
+    kv_slower = len_ctx >= l_star  # at or beyond the balance context the KV fetch alone outruns compute
 
     never = "inf where the step is never compute-bound: the KV fetch per sequence is at least the compute (00:10:34)"
     return {
