@@ -5,13 +5,14 @@ to the lecture (Reiner Pope on the Dwarkesh Podcast); the notes in
 ``shared/lecture/notes.md`` collect them.
 """
 
+import dataclasses
 import math
 
 import numpy as np
 import pytest
 import sympy as sp
 
-from roofline import Deployment, decode, equations, hardware, models
+from roofline import Deployment, decode, equations, hardware, models, symbols
 from roofline.symbols import (B, N_active, N_total, bytes_per_param, flops, hbm_bytes,
                               kv_bytes, len_ctx, mem_bw, n_chips, price)
 
@@ -270,8 +271,113 @@ def test_numeric_functions_are_lambdified_from_the_expressions():
     rng = np.random.default_rng(0)
     for fn in equations.every_variant():
         values = {a: float(rng.uniform(1, 10)) for a in fn.args}
+        for relation, _ in fn.requires:  # x <= y: swap a pair drawn the wrong way round
+            x, y = (symbols.by_symbol(v).keyword for v in (relation.lhs, relation.rhs))
+            values[x], values[y] = sorted((values[x], values[y]))
         exact = sp.N(fn.subs(values))
         if exact.is_infinite:
             assert math.isinf(fn(**values)), fn
         else:
             assert fn(**values) == pytest.approx(float(exact), rel=1e-12), fn
+
+
+# -- beyond the lecture: experts touched, attention FLOPs, memory capacity --------------------------
+def test_experts_touched_matches_a_simulation_of_routing():
+    """1 - (1 - K/E)^B against routing drawn at random: B tokens each pick K of E experts without replacement."""
+    rng = np.random.default_rng(1)
+    for batch in (1, 8, 32, 128):
+        picks = np.argsort(rng.random((4000, batch, 256)), axis=-1)[..., :8]  # 4,000 steps of B tokens, top-8
+        touched = np.mean([len(np.unique(p)) / 256 for p in picks])
+        assert decode.experts_touched_fraction(batch=batch, n_experts=256, top_k=8) == pytest.approx(touched, abs=0.005)
+    # the issue's hand numbers for DeepSeek-V3 (8 of 256): 3% at B=1, 64% at B=32, 98% at B=128
+    got = decode.experts_touched_fraction(batch=np.array([1.0, 32, 128]), n_experts=256, top_k=8)
+    assert np.round(got * 100).tolist() == [3, 64, 98]
+
+
+def test_touched_weights_at_batch_one_are_about_the_active_parameters():
+    """V3 at B=1 reads its always-on weights and 8 of 256 routed experts: 37.5B parameters, close to the
+    37B active, so the unbatched penalty (weights / compute at B=1) is about the hardware ratio, not ratio x
+    sparsity."""
+    v3 = models.get("DeepSeek-V3")
+    d = Deployment(v3, hardware.get("GB200"), precision="fp4")
+    expert = 3 * 7168 * 2048 * 58  # SwiGLU expert, 58 MoE layers (config.json)
+    read = 671e9 - 256 * expert + 8 * expert
+    t = d.terms(1, 0.0, refined=True)
+    assert t["weights"] == pytest.approx(read * 0.5 / (72 * 8e12), rel=1e-9)
+    assert read / 37e9 == pytest.approx(1.0, abs=0.02)
+    penalty, simple = t["weights"] / t["compute"], d.terms(1, 0.0)["weights"] / d.terms(1, 0.0)["compute"]
+    assert penalty == pytest.approx(d.ratio() * read / 37e9, rel=1e-9)  # ~316: the ratio
+    assert simple == pytest.approx(d.ratio() * 671 / 37, rel=1e-9)      # ~5,670: ratio x sparsity
+    # at a batch of thousands every expert is touched and the two models agree
+    assert d.terms(4096, 0.0, refined=True)["weights"] == pytest.approx(d.terms(4096, 0.0)["weights"], rel=1e-12)
+
+
+def test_attention_flops_per_kv_byte_by_hand():
+    """GQA Llama 3.1 70B: 4 x 64 heads x 128 x 80 layers = 2,621,440 FLOPs per token of context over
+    2 x 8 x 128 x 80 x 2 B = 327,680 B: 8 FLOP per byte. Absorbed MLA, DeepSeek-V3: 2 x 128 x (512 + 64 +
+    512) x 61 = 16,990,208 over 576 x 61 x 2 = 70,272 B: 242 FLOP per byte. Not absorbed: each cached latent
+    is decompressed per head first, 2 x 512 x 128 x 256 more per layer."""
+    llama, v3 = models.get("Llama 3.1 70B"), models.get("DeepSeek-V3")
+    assert llama.attention_flops_per_token() == 2_621_440
+    assert llama.attention_flops_per_token() / llama.kv_bytes_per_token() == 8
+    assert v3.attention_flops_per_token() == 16_990_208
+    assert round(v3.attention_flops_per_token() / v3.kv_bytes_per_token()) == 242
+    assert v3.attention_flops_per_token(absorbed=False) == 61 * (2 * 128 * (128 + 64 + 128) + 2 * 512 * 128 * 256)
+    with pytest.raises(ValueError, match="absorbed"):
+        v3.attention_flops_per_token(absorbed="yes")
+
+
+def test_attention_flops_follow_sliding_windows():
+    """gpt-oss-120b: 18 of 36 layers keep 128 tokens. At 64 tokens all 36 layers attend to all; at 1,280,
+    the window layers add 18 x 128 / 1,280 of a layer per token."""
+    m = models.get("gpt-oss-120b")
+    per_layer = 4 * 64 * 64
+    assert m.attention_flops_per_token(len_ctx=64) == pytest.approx(36 * per_layer)
+    assert m.attention_flops_per_token(len_ctx=1280) == pytest.approx(per_layer * (18 + 18 * 128 / 1280))
+    assert m.attention_flops_per_token() == 18 * per_layer
+
+
+def test_attention_crossover_by_hand():
+    """Attention FLOPs pass the weights' 2 x 37B = 74 GFLOP per token near 74e9 / 16,990,208 = 4,355 tokens."""
+    d = Deployment(models.get("DeepSeek (lecture)"), hardware.get("GB200"), precision="fp4")
+    assert d.evaluate(decode.attention_crossover_tokens) == pytest.approx(74e9 / 16_990_208, rel=1e-12)
+    assert round(d.evaluate(decode.attention_crossover_tokens), -2) == 4400
+
+
+def test_attention_runs_at_the_kv_precision_rate():
+    """Compute with attention = weights' FLOPs at F + attention FLOPs at the rate of the KV precision (BF16
+    cache: the BF16 rate, half of FP8's on an H100)."""
+    d = Deployment(models.get("DeepSeek-V3"), hardware.get("H100"), precision="fp8")
+    t = d.terms(64, 1000, refined=True)["compute"]
+    assert t == pytest.approx(64 * (74e9 / 1.9789e15 + 1000 * 16_990_208 / 0.9894e15) / 8, rel=1e-3)
+    fp8 = dataclasses.replace(d, kv_precision="fp8")
+    assert fp8.terms(64, 1000, refined=True)["compute"] < t
+
+
+def test_max_batch_by_hand():
+    """The lecture's 700B model in FP4 on one NVL72 holds (72 M - 350 GB) / (L x 70,272 B) sequences. With
+    the usable HBM nvidia-smi reports (189,471 MiB per GPU): 1,986 at 100,000 tokens. With NVIDIA's 13.4 TB
+    per rack instead, the issue's hand numbers: about 1,856 at 100,000 tokens, 5,664 at 32K and 262 at the
+    square-root model's balance context of 709,707 tokens."""
+    gb200 = hardware.get("GB200")
+    d = Deployment(models.get("DeepSeek (lecture)"), gb200, precision="fp4")
+    assert d.max_batch(100_000) == pytest.approx((72 * 189_471 * 2**20 - 350e9) / (100_000 * 70272), rel=1e-12)
+    headline = Deployment(d.model, dataclasses.replace(gb200, hbm_bytes=13.4e12 / 72), precision="fp4")
+    for L, issue in ((100_000, 1856), (32_768, 5664), (709_707, 262)):
+        assert headline.max_batch(L) == pytest.approx(issue, rel=0.002)
+    assert d.check_fits(1000, 100_000) == 1000
+    with pytest.raises(ValueError, match="does not fit.*holds at most 1,857 sequences"):
+        headline.check_fits(9465, 100_000)
+    replicated = dataclasses.replace(d, kv_sharding="replicated")  # every chip holds every sequence's cache
+    assert replicated.max_batch(100_000) == pytest.approx(d.max_batch(100_000) / 72, rel=1e-12)
+    assert d.max_batch(0) == float("inf")
+    too_big = Deployment(models.get("DeepSeek-V3"), hardware.get("H100"), precision="bf16", n_chips=8)
+    assert too_big.max_batch(1000) == 0  # 1.3 TB of BF16 weights do not fit in 8 x 80 GB
+
+
+def test_top_k_above_expert_count_is_named():
+    with pytest.raises(ValueError, match=r"top_k must not exceed n_experts; got n_experts=8, top_k=9"):
+        decode.experts_touched_fraction(batch=4, n_experts=8, top_k=9)
+    with pytest.raises(ValueError, match=r"n_routed must not exceed n_total"):
+        decode.weight_time_touched_s(n_total=1e9, bytes_per_param=1, mem_bw=1e12, n_chips=1, batch=1,
+                                     n_routed=2e9, n_experts=8, top_k=2)

@@ -58,19 +58,29 @@ def test_kv_bytes_bf16_and_fp8_mla():
 
 
 def test_lmsys_h100_roofline_by_hand():
-    """Hand arithmetic, per H100 (datasheet dense FP8 1,978.9 TFLOP/s, 3.35 TB/s): 256 sequences x 37B
-    active x 2 FLOPs = 9.57 ms of compute; 671B FP8 weights over 72 GPUs = 2.78 ms; 256 x 2,000 tokens x
-    70,272 B = 10.74 ms of KV reads. Step = max(9.57, 2.78 + 10.74) = 13.52 ms, 18,932 tokens/s per GPU."""
+    """Hand arithmetic, per H100 (datasheet dense FP8 1,978.9 TFLOP/s, BF16 989.4, 3.35 TB/s).
+
+    The lecture's terms: 256 sequences x 37B active x 2 FLOPs = 9.57 ms of compute; 671B FP8 weights over
+    72 GPUs = 2.78 ms; 256 x 2,000 tokens x 70,272 B = 10.74 ms of KV reads. Step = max(9.57, 2.78 + 10.74)
+    = 13.52 ms, 18,932 tokens/s per GPU. Refined: absorbed MLA adds 2 x 128 heads x (512 + 64 + 512) x 61
+    layers = 16,990,208 FLOPs per token of context, at the BF16 rate of the BF16 cache: 256 x 2,000 x
+    16,990,208 / 989.4e12 = 8.79 ms more compute, 18.37 ms in all; 18,432 sequences touch every expert.
+    """
     m = measured.get("lmsys-h100")
     compute = 256 * 37e9 * 2 / 1.9789e15
     weights = 671e9 * 1.0 / (72 * 3.35e12)
     kv = 256 * 2000 * 70272 / 3.35e12
     step = max(compute, weights + kv)
-    t = m.terms()
+    t = m.terms(refined=False)
     assert [t["compute"], t["weights"], t["kv"], t["step"]] == pytest.approx([compute, weights, kv, step], rel=1e-12)
     assert step == pytest.approx(13.52e-3, abs=0.01e-3)
-    assert m.roofline_tokens_per_s_per_chip() == pytest.approx(256 / step, rel=1e-12)
-    assert m.measured_over_roofline() == pytest.approx((22282 / 8) / (256 / step), rel=1e-12)
+    assert m.roofline_tokens_per_s_per_chip(refined=False) == pytest.approx(256 / step, rel=1e-12)
+    attention = 256 * 2000 * 16_990_208 / 0.9894e15
+    r = m.terms()
+    assert r["compute"] == pytest.approx(compute + attention, rel=1e-4)
+    assert r["weights"] == pytest.approx(weights, rel=1e-9)  # 1 - (1 - 8/256)^18432 is 1 to double precision
+    assert r["step"] == pytest.approx(18.37e-3, abs=0.01e-3) and r["step"] == r["compute"]
+    assert m.measured_over_roofline() == pytest.approx((22282 / 8) / (256 / r["step"]), rel=1e-12)
     assert m.measured_step_time_s() == pytest.approx(256 / 2785.25)  # README: "≈92 ms per step (derived)"
     assert round(m.measured_step_time_s() * 1e3) == 92
 
@@ -82,7 +92,7 @@ def test_deployment_batch_is_per_chip_times_chips():
     d = m.deployment()
     assert isinstance(d, Deployment) and d.values["n_chips"] == 128 and m.batch == 128 * 128
     assert d.values["kv_bytes"] == m.kv_bytes and d.precision == "fp8" and d.hardware is hardware.get("H100")
-    per_chip = d.tokens_per_s(m.batch, m.len_ctx) / 128
+    per_chip = d.tokens_per_s(m.batch, m.len_ctx, refined=True) / 128
     assert m.roofline_tokens_per_s_per_chip() == pytest.approx(per_chip)
 
 
@@ -90,8 +100,17 @@ def test_deployment_batch_is_per_chip_times_chips():
 def test_measured_throughput_stays_under_the_roofline(key):
     """The roofline is a lower bound on step time (decode module docstring), so measured / roofline < 1."""
     m = measured.get(key)
-    assert 0 < m.measured_over_roofline() < 1
-    assert m.measured_step_time_s() > m.terms()["step"]
+    for refined in (False, True):
+        assert 0 < m.measured_over_roofline(refined) < 1
+        assert m.measured_step_time_s() > m.terms(refined)["step"]
+    assert m.terms()["step"] >= m.terms(refined=False)["step"]  # attention FLOPs only add at full batch
+
+
+@pytest.mark.parametrize("key", measured.names())
+def test_measured_runs_fit_in_memory(key):
+    """Each run's batch fits: its KV cache and the weights are within the chips' HBM."""
+    m = measured.get(key)
+    assert m.batch <= m.deployment().max_batch(m.len_ctx)
 
 
 @pytest.mark.parametrize("bad", ["H100", "lmsys-h200", "", "SGLang GB300"])

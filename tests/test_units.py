@@ -30,13 +30,14 @@ def in_units(expr):
 
 
 def _base(expr):
-    return sp.simplify(u.convert_to(expr, [u.second, u.byte]))
+    # expanded first: convert_to (sympy 1.14) multiplies a unit factor into a nested sum twice
+    return sp.simplify(u.convert_to(sp.expand(expr), [u.second, u.byte]))
 
 
 def _max_in_units(m):
     """max(a, b) has the unit of a and b, which must agree: pull it out of the Max."""
     args = [_base(a) for a in m.args]
-    units = {unit_of(a) for a in args}
+    units = {unit_of(a) for a in args if a != 0}  # zero has every unit: max(0, x) has x's
     assert len(units) == 1, f"max of unlike quantities: {units}"
     unit = units.pop()
     return sp.Max(*[sp.simplify(a / unit) for a in args]) * unit

@@ -25,6 +25,16 @@ or ``"replicated"`` (each chip holds and reads the cache of every sequence, as
 under tensor-parallel MLA). Every equation that involves the KV fetch, balance
 points included, is rebuilt under the variant.
 
+Beyond the lecture
+------------------
+Chapter 1 sets the lecture's model beside four refinements, each an equation here:
+``experts_touched_fraction`` (a step reads only the routed experts its tokens were
+sent to, ``1 - (1 - K/E)^B`` of them under uniform routing) and
+``weight_time_touched_s``; ``compute_time_attn_s`` (attention's own FLOPs, ``a``
+per token of context, see :meth:`roofline.models.Model.attention_flops_per_token`);
+``step_time_refined_s``, both together; ``attention_crossover_tokens``; and
+``max_batch_n``, the most sequences whose KV cache fits in HBM beside the weights.
+
 All times are for one decode step of ``B`` sequences on ``G`` chips that split
 the weights and the work evenly. Communication and overheads are left out, as in
 the lecture: these are lower bounds.
@@ -38,8 +48,8 @@ from sympy.physics import units as u
 
 from . import equations
 from .equations import Spec
-from .symbols import (USD, B, N_active, N_total, bytes_per_param, flops, hbm_bytes, kv_bytes, len_ctx,
-                      mem_bw, n_chips, price)
+from .symbols import (USD, B, N_active, N_total, attn_flops, attn_flops_rate, bytes_per_param, flops, hbm_bytes, kv_bytes,
+                      len_ctx, mem_bw, n_chips, n_experts, n_routed, price, top_k)
 
 SECONDS_PER_HOUR = 3600
 FLOPS_PER_MAC = 2  # a multiply-add is two floating-point operations (datasheets); the lecture counts one
@@ -67,6 +77,21 @@ def build(attention="dense", kv_sharding="split"):
     l_star = sp.solve(sp.Eq(t_kv, t_compute), len_ctx)[0]         # KV fetch = compute, for any B (01:38:22)
     kv_slower = len_ctx >= l_star  # at or beyond the balance context the KV fetch alone outruns compute
 
+    # -- beyond the lecture: the refinements chapter 1 measures the simple model against -------------
+    touched = 1 - (1 - top_k / n_experts) ** B                     # expected share of routed experts some token uses
+    t_weights_touched = (N_total - n_routed + n_routed * touched) * bytes_per_param / (n_chips * mem_bw)
+    # attention runs at the KV cache's precision (BF16 or FP8 kernels), the weights' matmuls at theirs
+    t_compute_attn = B * (FLOPS_PER_MAC * N_active / flops + attn_flops * tokens_read / attn_flops_rate) / n_chips
+    step_refined = sp.Max(t_compute_attn, t_weights_touched + t_kv)
+    crossover = sp.solve(sp.Eq(attn_flops * tokens_read, FLOPS_PER_MAC * N_active), len_ctx)[0]
+    # memory: every weight (all experts) is stored once over the G chips; each chip holds its share of the KV
+    per_chip_free = hbm_bytes - N_total * bytes_per_param / n_chips
+    stored = len_ctx * kv_bytes                                       # a sequence stores its whole context
+    max_batch = sp.Piecewise((0, per_chip_free < 0), (sp.oo, sp.Eq(stored, 0)),
+                             (kv_chips * per_chip_free / stored, True))
+    k_le_e = (top_k <= n_experts, "top_k must not exceed n_experts")
+    routed_le_total = (n_routed <= N_total, "n_routed must not exceed n_total")
+
     never = "inf where the step is never compute-bound: the KV fetch per sequence is at least the compute (00:10:34)"
     return {
         "compute_time_s": Spec(t_compute, "s", "Compute time of one decode step.", _S),
@@ -87,6 +112,23 @@ def build(attention="dense", kv_sharding="split"):
                                         "Batch where compute equals weight fetch + KV fetch.", 1, infinite=never),
         "balance_context_tokens": Spec(l_star, "tokens", "Context where KV fetch equals compute.", 1,
                                        infinite="inf where there is no KV cache (kv_bytes = 0)"),
+        "experts_touched_fraction": Spec(touched, "dimensionless",
+                                         "Expected share of routed experts at least one of B tokens is sent to, "
+                                         "1 - (1 - K/E)^B, under uniform routing.", 1, requires=(k_le_e,)),
+        "weight_time_touched_s": Spec(t_weights_touched, "s", "Weight-fetch time when a step reads only the "
+                                      "routed experts its tokens use (always-on weights in full).", _S,
+                                      requires=(k_le_e, routed_le_total)),
+        "compute_time_attn_s": Spec(t_compute_attn, "s", "Compute time with attention's FLOPs: per sequence, "
+                                    "2 N_active at F plus a per token of context read at F_a.", _S),
+        "step_time_refined_s": Spec(step_refined, "s", "Step time with attention FLOPs and only the experts "
+                                    "touched read: max(compute + attention, touched weights + KV).", _S,
+                                    requires=(k_le_e, routed_le_total)),
+        "attention_crossover_tokens": Spec(crossover, "tokens", "Context where attention FLOPs equal the "
+                                           "weights' FLOPs, 2 N_active.", 1,
+                                           infinite="inf where attention FLOPs are ignored (attn_flops = 0)"),
+        "max_batch_n": Spec(max_batch, "sequences", "Most sequences whose KV cache fits in HBM beside the "
+                            "weights (0 if the weights alone do not fit).", 1,
+                            infinite="inf where a sequence stores no KV (len_ctx = 0 or kv_bytes = 0)"),
         "drain_time_s": Spec(drain, "s", "HBM drain time, capacity / bandwidth: the train period.", _S),
         "worst_latency_s": Spec(2 * drain, "s", "Worst-case wait plus ride under the train schedule (00:23:07).", _S),
         "train_tokens_per_s": Spec(B / drain, "token/s",
@@ -110,6 +152,12 @@ balance_batch_n = EQUATIONS["balance_batch_n"]
 balance_batch_with_kv_n = EQUATIONS["balance_batch_with_kv_n"]
 balance_context_tokens = EQUATIONS["balance_context_tokens"]
 drain_time_s = EQUATIONS["drain_time_s"]
+experts_touched_fraction = EQUATIONS["experts_touched_fraction"]
+weight_time_touched_s = EQUATIONS["weight_time_touched_s"]
+compute_time_attn_s = EQUATIONS["compute_time_attn_s"]
+step_time_refined_s = EQUATIONS["step_time_refined_s"]
+attention_crossover_tokens = EQUATIONS["attention_crossover_tokens"]
+max_batch_n = EQUATIONS["max_batch_n"]
 worst_latency_s = EQUATIONS["worst_latency_s"]
 train_tokens_per_s = EQUATIONS["train_tokens_per_s"]
 
@@ -129,6 +177,12 @@ balance_context = balance_context_tokens.expr
 drain_time = drain_time_s.expr
 worst_latency = worst_latency_s.expr
 train_throughput = train_tokens_per_s.expr
+experts_touched = experts_touched_fraction.expr
+t_weights_touched = weight_time_touched_s.expr
+t_compute_attn = compute_time_attn_s.expr
+step_time_refined = step_time_refined_s.expr
+attention_crossover = attention_crossover_tokens.expr
+max_batch = max_batch_n.expr
 
 t_kv_sqrt = kv_time_s.under(attention="sqrt").expr
 step_time_sqrt = step_time_s.under(attention="sqrt").expr

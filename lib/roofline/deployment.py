@@ -78,6 +78,9 @@ class Deployment:
     kv_sharding : str
         'split' (KV cache divided over the chips, the lecture's assumption) or 'replicated'
         (each chip holds and reads every sequence's cache, as under tensor-parallel MLA).
+    mla_absorbed : bool
+        For MLA models, whether attention runs with the up-projections absorbed (True, how
+        DeepSeek decodes) or decompresses each cached latent (False); sets ``attn_flops``.
     """
 
     model: models.Model
@@ -90,6 +93,7 @@ class Deployment:
     price_usd_per_hour: float | None = None
     attention: str = "dense"
     kv_sharding: str = "split"
+    mla_absorbed: bool = True
 
     def __post_init__(self):
         if not isinstance(self.model, models.Model):
@@ -108,6 +112,8 @@ class Deployment:
                 _check.check_value(name, value, "nonnegative" if name == "kv_bytes" else "positive", "Deployment")
                 if np.ndim(value):
                     raise ValueError(f"Deployment: {name} must be one number, not an array")
+        if not isinstance(self.mla_absorbed, bool):
+            raise ValueError(f"Deployment: mla_absorbed must be True or False; got {_check.short(self.mla_absorbed)}")
         if self.n_chips is not None and float(self.n_chips) != int(self.n_chips):
             raise ValueError(f"Deployment: n_chips must be a whole number of chips; got {self.n_chips!r}")
 
@@ -143,9 +149,11 @@ class Deployment:
     def values(self):
         """Value of every symbol the deployment knows, by keyword (everything but batch and context).
 
-        ``kv_bytes`` is the growth per token of a long context; with sliding-window layers the
-        bytes per token at a given context come from :meth:`kv_bytes_at`. ``price`` is missing
-        where the hardware has no published price and none was given.
+        ``kv_bytes`` and ``attn_flops`` are the growth per token of a long context; with
+        sliding-window layers their values at a given context come from :meth:`kv_bytes_at` and
+        :meth:`attn_flops_at`. A dense model has ``n_routed`` 0 and one "expert" of top-1.
+        ``price`` is missing where the hardware has no published price and none was given;
+        ``n_routed`` where the model's expert shapes are unknown (the lecture's round model).
         """
         price = self.price_usd_per_hour or self.hardware.price_usd_per_hour
         out = {
@@ -157,7 +165,17 @@ class Deployment:
             "n_chips": self.n_chips_used,
             "kv_bytes": self.kv_bytes_at(None),
             "hbm_bytes": self.hardware.hbm_bytes,
+            "attn_flops": self.attn_flops_at(None),
         }
+        if self.kv_precision in self.hardware.precisions():  # attention math at the cache's precision
+            out["attn_flops_rate"] = self.hardware.flops(self.kv_precision)
+        m = self.model
+        if not m.routed_experts:
+            out |= {"n_routed": 0.0, "n_experts": 1, "top_k": 1}
+        else:
+            out |= {"n_experts": m.routed_experts, "top_k": m.active_routed_experts}
+            if m.routed_params is not None:
+                out["n_routed"] = m.routed_params
         if price is not None:
             out["price"] = price
         return out
@@ -172,6 +190,15 @@ class Deployment:
         L = _check.check_value("len_ctx", len_ctx, "nonnegative")
         # an empty context holds no KV, so any per-token figure serves there: 1 token's stands in for 0
         out = self.model.kv_bytes_per_token(per_elem, len_ctx=np.maximum(L, 1.0) if np.ndim(L) else max(L, 1.0))
+        return out if np.ndim(out) else float(out)
+
+    def attn_flops_at(self, len_ctx):
+        """Attention FLOPs per token of context at ``len_ctx`` (None: long-context growth)."""
+        if len_ctx is None or not self.model.window_layers:
+            return self.model.attention_flops_per_token(absorbed=self.mla_absorbed)
+        L = _check.check_value("len_ctx", len_ctx, "nonnegative")
+        out = self.model.attention_flops_per_token(np.maximum(L, 1.0) if np.ndim(L) else max(L, 1.0),
+                                                   absorbed=self.mla_absorbed)
         return out if np.ndim(out) else float(out)
 
     def subs(self, **given):
@@ -195,6 +222,8 @@ class Deployment:
         values = dict(self.values)  # a copy: the cached values stay as they are
         if "len_ctx" in given and "kv_bytes" not in given:  # windows make the bytes per token depend on L
             values["kv_bytes"] = self.kv_bytes_at(given["len_ctx"])
+        if "len_ctx" in given and "attn_flops" not in given and self.model.window_layers:
+            values["attn_flops"] = self.attn_flops_at(given["len_ctx"])
         values |= given
         missing = [a for a in eq.args if a not in values]
         if missing:
@@ -204,32 +233,57 @@ class Deployment:
         return eq(**{a: values[a] for a in eq.args})
 
     # -- named conveniences for chapter 1 ------------------------------------------------------
-    def terms(self, batch, len_ctx):
-        """Compute, weight-fetch, KV-fetch, memory (weights + KV) and step time, s, broadcast over batch x len_ctx."""
-        out = {name: self.evaluate(eq, batch=batch, len_ctx=len_ctx) for name, eq in
-               (("compute", decode.compute_time_s), ("weights", decode.weight_time_s),
-                ("kv", decode.kv_time_s), ("memory", decode.memory_time_s), ("step", decode.step_time_s))}
+    def terms(self, batch, len_ctx, refined=False):
+        """Compute, weight-fetch, KV-fetch, memory (weights + KV) and step time, s, broadcast over batch x len_ctx.
+
+        ``refined=True``: the compute term counts attention FLOPs and the weight term reads only
+        the experts touched (:func:`roofline.decode.step_time_refined_s`).
+        """
+        if refined:
+            parts = (("compute", decode.compute_time_attn_s), ("weights", decode.weight_time_touched_s),
+                     ("kv", decode.kv_time_s))
+        else:
+            parts = (("compute", decode.compute_time_s), ("weights", decode.weight_time_s),
+                     ("kv", decode.kv_time_s), ("memory", decode.memory_time_s), ("step", decode.step_time_s))
+        out = {name: self.evaluate(eq, batch=batch, len_ctx=len_ctx) for name, eq in parts}
+        if refined:
+            out["memory"] = out["weights"] + out["kv"]
+            out["step"] = self.evaluate(decode.step_time_refined_s, batch=batch, len_ctx=len_ctx)
         if np.ndim(out["step"]):
             out = {k: np.broadcast_to(v, np.shape(out["step"])) for k, v in out.items()}
         return out
 
-    def step_time_s(self, batch, len_ctx):
-        """Step time, s: max(compute, weight fetch + KV fetch)."""
-        return self.evaluate(decode.step_time_s, batch=batch, len_ctx=len_ctx)
+    def step_time_s(self, batch, len_ctx, refined=False):
+        """Step time, s: max(compute, weight fetch + KV fetch); ``refined``: see :meth:`terms`."""
+        eq = decode.step_time_refined_s if refined else decode.step_time_s
+        return self.evaluate(eq, batch=batch, len_ctx=len_ctx)
 
-    def tokens_per_s(self, batch, len_ctx):
-        """Output tokens per second of the replica."""
-        return self.evaluate(decode.tokens_per_s, batch=batch, len_ctx=len_ctx)
+    def max_batch(self, len_ctx):
+        """Most sequences of ``len_ctx`` tokens whose KV cache fits in HBM beside the weights."""
+        return self.evaluate(decode.max_batch_n, len_ctx=len_ctx)
+
+    def check_fits(self, batch, len_ctx):
+        """``batch`` unchanged if its KV cache fits in memory at ``len_ctx``; ValueError saying by how much if not."""
+        most = self.max_batch(len_ctx)
+        if np.any(np.asarray(batch) > most):
+            raise ValueError(f"batch {_check.short(batch)} at {len_ctx:,.0f} tokens does not fit: {self.model.key} on "
+                             f"{self.n_chips_used} x {self.hardware.key} holds at most {most:,.0f} sequences")
+        return batch
+
+    def tokens_per_s(self, batch, len_ctx, refined=False):
+        """Output tokens per second of the replica; ``refined``: see :meth:`terms`."""
+        return batch / self.step_time_s(batch, len_ctx, refined) if refined else \
+            self.evaluate(decode.tokens_per_s, batch=batch, len_ctx=len_ctx)
 
     def cost_per_token_usd(self, batch, len_ctx):
         """USD per output token at the deployment's price."""
         return self.evaluate(decode.cost_per_token_usd, batch=batch, len_ctx=len_ctx)
 
-    def regime(self, batch, len_ctx):
+    def regime(self, batch, len_ctx, refined=False):
         """Which term sets the step: 'compute-bound', 'weight-bound' or 'KV-bound' (scalars only)."""
         if np.ndim(batch) or np.ndim(len_ctx):
             raise ValueError("regime() takes a scalar batch and len_ctx")
-        t = self.terms(batch, len_ctx)
+        t = self.terms(batch, len_ctx, refined)
         if t["compute"] >= t["weights"] + t["kv"]:
             return decode.REGIMES[0]
         return decode.REGIMES[1] if t["weights"] >= t["kv"] else decode.REGIMES[2]

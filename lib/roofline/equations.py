@@ -69,6 +69,9 @@ class Equation:
     infinite : str, optional
         Why the result may be infinite (e.g. "never compute-bound at or above the balance
         context"); without it an infinite result for finite input is an error.
+    requires : tuple of (sympy relational, str)
+        Conditions between arguments (``top_k <= n_experts``) that every call must meet;
+        a call that breaks one raises ``ValueError`` with the message and the values.
     """
 
     name: str
@@ -79,6 +82,7 @@ class Equation:
     infinite: str | None = None
     module: str = ""
     options: dict = dataclasses.field(default_factory=dict)
+    requires: tuple = ()
 
     def __post_init__(self):
         self.expr = sp.sympify(self.expr)
@@ -86,6 +90,13 @@ class Equation:
         self.args = tuple(symbols.by_symbol(s).keyword for s in syms)
         self._domains = tuple(symbols.by_symbol(s).domain for s in syms)
         self.fast = sp.lambdify(syms, self.expr, "numpy", cse=True)  # unchecked, for benchmarks
+        self._requires = []
+        for relation, message in self.requires:
+            names = tuple(symbols.by_symbol(x).keyword for x in symbols.order(relation.free_symbols))
+            if not set(names) <= set(self.args):
+                raise ValueError(f"{self.name}: condition {relation} uses symbols the equation does not take")
+            self._requires.append((names, sp.lambdify([symbols.TABLE[n].symbol for n in names], relation,
+                                                     "numpy"), message))
         self.__name__ = self.__qualname__ = self.name
         self.__doc__ = (f"{self.doc}\n\n{self.unit}; keyword arguments: {', '.join(self.args)} "
                         "(SI units, see :mod:`roofline.symbols`).")
@@ -107,6 +118,11 @@ class Equation:
             except ValueError:
                 raise ValueError(f"{self.name}: arrays cannot broadcast together: "
                                  + ", ".join(f"{n} of shape {s}" for n, s in shapes.items())) from None
+        given = dict(zip(self.args, values))
+        for names, holds, message in self._requires:
+            if not np.all(holds(*(given[n] for n in names))):
+                raise ValueError(f"{self.name}: {message}; got " + ", ".join(f"{n}={_short(kwargs[n])}"
+                                                                          for n in names))
         try:
             # overflow is an error even where inf is a documented answer (that inf comes from a branch or a
             # division by zero, never from an overflowing product)
@@ -157,6 +173,7 @@ class Spec:
     doc: str
     dimension: sp.Expr = None
     infinite: str | None = None
+    requires: tuple = ()
 
 
 class _Family:
@@ -174,7 +191,7 @@ class _Family:
         if key not in self.cache:
             specs = self.builder(**chosen)
             self.cache[key] = {name: Equation(name, s.expr, s.unit, s.doc, s.dimension, s.infinite,
-                                              module=self.module, options=dict(chosen))
+                                              module=self.module, options=dict(chosen), requires=s.requires)
                                for name, s in specs.items()}
         return self.cache[key]
 

@@ -14,9 +14,10 @@ the Deployment gets ``batch_per_chip * n_chips`` sequences.
 
 >>> m = get("LMSYS H100 EP72")
 >>> print(f"{m.roofline_tokens_per_s_per_chip():,.0f} vs {m.out_tokens_per_s_per_chip:,.0f} tokens/s per GPU")
-18,932 vs 2,785 tokens/s per GPU
->>> print(f"measured / roofline = {m.measured_over_roofline():.3f}")
-measured / roofline = 0.147
+13,939 vs 2,785 tokens/s per GPU
+>>> print(f"measured / roofline = {m.measured_over_roofline():.3f} (lecture's terms: "
+...       f"{m.measured_over_roofline(refined=False):.3f})")
+measured / roofline = 0.200 (lecture's terms: 0.147)
 """
 
 import dataclasses
@@ -74,26 +75,36 @@ class Measurement:
             return self.kv_bytes_per_token_published
         return self.model.kv_bytes_per_token(self.kv_bytes_per_elem)
 
+    @property
+    def kv_precision(self):
+        """The KV cache's precision, 'bf16' or 'fp8', from its bytes per element; attention math runs at it."""
+        names = {b: p for p, b in registry.PRECISIONS.items()}
+        return names[self.kv_bytes_per_elem]
+
     def deployment(self):
-        """The :class:`~roofline.Deployment` with the measurement's chips, precision and KV bytes."""
+        """The :class:`~roofline.Deployment` with the measurement's chips, precisions and KV bytes."""
         return Deployment(self.model, self.hardware, precision=self.precision, n_chips=self.n_chips,
-                          kv_bytes=self.kv_bytes)
+                          kv_bytes=self.kv_bytes, kv_precision=self.kv_precision)
 
-    def terms(self):
-        """The roofline's compute, weight-fetch, KV-fetch and step time of one step, s."""
-        return self.deployment().terms(self.batch, self.len_ctx)
+    def terms(self, refined=True):
+        """The roofline's compute, weight-fetch, KV-fetch and step time of one step, s.
 
-    def roofline_tokens_per_s_per_chip(self):
+        ``refined`` (default): attention FLOPs at the KV precision's rate and only the experts
+        touched read (:meth:`roofline.Deployment.terms`); False: the lecture's three terms.
+        """
+        return self.deployment().terms(self.batch, self.len_ctx, refined)
+
+    def roofline_tokens_per_s_per_chip(self, refined=True):
         """Output tokens/s per chip that the roofline allows: batch / step time / chips."""
-        return self.deployment().tokens_per_s(self.batch, self.len_ctx) / self.n_chips
+        return self.batch / self.deployment().step_time_s(self.batch, self.len_ctx, refined) / self.n_chips
 
     def measured_step_time_s(self):
         """Step time implied by the measurement, s: sequences per chip / tokens per s per chip."""
         return self.batch_per_chip / self.out_tokens_per_s_per_chip
 
-    def measured_over_roofline(self):
+    def measured_over_roofline(self, refined=True):
         """Measured over roofline throughput; below 1, since the roofline is an upper bound."""
-        return self.out_tokens_per_s_per_chip / self.roofline_tokens_per_s_per_chip()
+        return self.out_tokens_per_s_per_chip / self.roofline_tokens_per_s_per_chip(refined)
 
 
 def _from_row(r):

@@ -190,6 +190,52 @@ class Model:
         L = check_value("len_ctx", len_ctx)
         return self.kv_bytes_per_sequence(L, bytes_per_elem) / L if self.window_layers else growth
 
+    # -- attention's own FLOPs -------------------------------------------------------------------
+    def attention_flops_per_layer(self, absorbed=True):
+        """FLOPs one new token spends in one attention layer per token of context it reads.
+
+        A multiply-add is 2 FLOPs. MHA/GQA: every query head takes a score against the cached
+        key (``head_dim`` multiply-adds) and adds the cached value (``head_dim`` more), so
+        ``4 n_q_heads head_dim``; grouping the KV heads saves bytes, not FLOPs. MLA with the
+        up-projections *absorbed* into the query and output (how DeepSeek decodes): each head
+        scores against the latent and the RoPE key (``kv_lora_rank + qk_rope_head_dim``) and sums
+        the latent (``kv_lora_rank``). MLA *not* absorbed: each cached latent is first
+        decompressed into a key and a value per head (``kv_lora_rank x n_q_heads x 2 head_dim``,
+        with ``head_dim`` as both the no-RoPE key and value width), then attended as MHA.
+
+        >>> print(f"{get('DeepSeek-V3').attention_flops_per_layer() * 61 / 1e6:.1f} MFLOP")
+        17.0 MFLOP
+        """
+        if not isinstance(absorbed, bool):
+            raise ValueError(f"absorbed must be True or False; got {_check.short(absorbed)}")
+        if not self.n_q_heads:
+            raise ValueError(f"Model {self.key!r} has no n_q_heads; attention FLOPs need the query heads")
+        h = self.n_q_heads
+        if self.attention != "MLA":
+            return 4 * h * self.head_dim
+        r, rope = self.kv_lora_rank, self.qk_rope_head_dim
+        if absorbed:
+            return 2 * h * (2 * r + rope)
+        d = self.head_dim
+        return 2 * h * (d + rope + d) + 2 * r * h * 2 * d
+
+    def attention_flops_per_token(self, len_ctx=None, absorbed=True):
+        """Attention FLOPs per token of context, all layers: the ``a`` of
+        :func:`roofline.decode.compute_time_attn_s`.
+
+        Without ``len_ctx``, the growth per token of a long context (full-attention layers);
+        with it, one new token's attention FLOPs over ``len_ctx``, windows capped, per token.
+
+        >>> print(f"{get('Llama 3.1 70B').attention_flops_per_token() / 1e6:.2f} MFLOP")
+        2.62 MFLOP
+        """
+        per_layer = self.attention_flops_per_layer(absorbed)
+        full = self.layers - self.window_layers
+        if len_ctx is None or not self.window_layers:
+            return per_layer * full
+        L = check_value("len_ctx", len_ctx)
+        return per_layer * (full * L + self.window_layers * np.minimum(L, self.sliding_window)) / L
+
     def kv_bytes_per_sequence(self, len_ctx, bytes_per_elem=2):
         """KV-cache bytes one sequence of ``len_ctx`` tokens holds (windows capped).
 

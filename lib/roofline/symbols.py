@@ -64,6 +64,17 @@ kv_bytes = _declare("k", "kv_bytes", "byte/token", u.byte,
 price = _declare("p", "price", "USD/(chip·h)", USD / u.hour, "rental price of one chip for one hour", 1)
 hbm_bytes = _declare("M", "hbm_bytes", "byte per chip", u.byte, "usable HBM capacity of one chip", 1)
 
+# -- chapter 1, beyond the lecture: which experts a step reads, attention's own FLOPs ----------
+n_routed = _declare("N_routed", "n_routed", "parameters", 1,
+                    "parameters of the routed experts, all of them (zero for a dense model)", 1, "nonnegative")
+n_experts = _declare("E", "n_experts", "experts", 1, "routed experts per MoE layer (1 for a dense model)", 1)
+top_k = _declare("K", "top_k", "experts", 1, "routed experts each token is sent to (at most E)", 1)
+attn_flops = _declare("a", "attn_flops", "FLOP/token", 1,
+                      "attention FLOPs a new token spends per token of context it reads (scores and "
+                      "weighted sum; zero: ignored, as in the lecture)", 1, "nonnegative")
+attn_flops_rate = _declare("F_a", "attn_flops_rate", "FLOP/s per chip", 1 / u.second,
+                           "dense matrix throughput of one chip at the attention (KV-cache) precision", 1)
+
 t = sp.Symbol("t", positive=True)  # time of one decode step, s: printed in equations, never an argument
 
 TABLE = {q.keyword: q for q in _ROWS}
