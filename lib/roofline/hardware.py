@@ -50,7 +50,7 @@ class MemoryTier:
 
     @property
     def drain_time_s(self):
-        """Capacity / bandwidth, s: how long reading the whole tier once takes."""
+        """How long reading the whole tier once takes, in seconds (capacity over bandwidth)."""
         return self.bytes / self.bandwidth
 
 

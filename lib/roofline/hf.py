@@ -68,6 +68,7 @@ FAMILIES = {
     "mixtral": "Mixtral (GQA; 8 experts, top-2)",
     "gpt_oss": "gpt-oss (GQA with biases and sinks; sliding window on alternate layers; MoE)",
 }
+"""The ``model_type`` values :func:`from_hf_config` reads, each with the architecture it means."""
 _MLA = ("deepseek_v3", "kimi_k2")
 _EXPERT_KEYS = {  # model_type -> (routed experts key, shared experts key)
     "deepseek_v3": ("n_routed_experts", "n_shared_experts"), "kimi_k2": ("n_routed_experts", "n_shared_experts"),
@@ -83,7 +84,8 @@ class ParamCount:
     """Parameters by component: ``parts[name] = (stored, active per token)``."""
 
     parts: dict
-    mtp: int = 0  # DeepSeek multi-token-prediction module, unique weights; not in total
+    mtp: int = 0
+    """DeepSeek's multi-token-prediction module, its own weights only; not in the total."""
 
     @property
     def total(self):

@@ -129,6 +129,7 @@ def _group(entries):
 
 
 ROWS = _group(ENTRIES)
+"""Every :class:`Price`, one per provider, model, tier and context, in the order of the data file."""
 
 
 def providers():

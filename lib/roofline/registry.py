@@ -21,7 +21,10 @@ from importlib import resources
 from . import _check
 
 PRECISIONS = {"bf16": 2.0, "fp8": 1.0, "fp4": 0.5}
-"""Bytes per element of each number format, widest first (FP4: half a byte, 00:18:09)."""
+"""Bytes per element of each number format, widest first.
+
+FP4 is half a byte (00:18:09).
+"""
 
 
 def bytes_per_element(precision):
