@@ -35,7 +35,7 @@ from . import _check, registry
 from ._check import check_value
 
 _POSITIVE = ("hbm_bytes", "hbm_bw")
-_OPTIONAL_POSITIVE = ("flops_bf16", "flops_fp8", "flops_fp4", "hbm_bytes_headline", "scaleup_bw",
+_OPTIONAL_POSITIVE = ("flops_bf16", "flops_fp8", "flops_fp4", "flops_fp4_training", "hbm_bytes_headline", "scaleup_bw",
                       "scaleup_latency_s", "scaleout_bw", "scaleout_latency_s", "ddr_bytes", "ddr_bw",
                       "flash_bytes", "flash_bw", "tdp_w", "tco_usd_per_hour", "price_usd_per_hour")
 
@@ -79,6 +79,7 @@ class Hardware:
     flops_bf16: float | None      # FLOP/s, dense
     flops_fp8: float | None       # FLOP/s, dense
     flops_fp4: float | None       # FLOP/s, dense (Rubin: NVIDIA's "NVFP4 inference", convention unstated)
+    flops_fp4_training: float | None  # FLOP/s, NVIDIA's "NVFP4 training" where it differs (Rubin: 35 PF, dense)
     hbm_bytes: float              # byte, usable
     hbm_bytes_headline: float | None  # byte, the vendor's headline at face value
     hbm_bw: float                 # byte/s
@@ -160,7 +161,7 @@ def _from_row(row):
     return Hardware(
         key=row["key"], name=row["name"], vendor=row["vendor"], unit=row["unit"], year=n(row["year"], int),
         flops_bf16=n(row["bf16_dense_flops"]), flops_fp8=n(row["fp8_dense_flops"]),
-        flops_fp4=n(row["fp4_dense_flops"]), hbm_bytes=float(row["hbm_bytes"]),
+        flops_fp4=n(row["fp4_dense_flops"]), flops_fp4_training=n(row["fp4_training_flops"]), hbm_bytes=float(row["hbm_bytes"]),
         hbm_bytes_headline=n(row["hbm_bytes_headline"]), hbm_bw=float(row["hbm_bw_bytes_per_s"]),
         scaleup_interconnect=row["scaleup_interconnect"], scaleup_domain=int(row["scaleup_domain_size"]),
         scaleup_bw=n(row["scaleup_bw_per_dir_bytes_per_s"]), scaleup_latency_s=n(row["scaleup_hop_latency_s"]),
