@@ -381,3 +381,16 @@ def test_top_k_above_expert_count_is_named():
     with pytest.raises(ValueError, match=r"n_routed must not exceed n_total"):
         decode.weight_time_touched_s(n_total=1e9, bytes_per_param=1, mem_bw=1e12, n_chips=1, batch=1,
                                      n_routed=2e9, n_experts=8, top_k=2)
+
+
+def test_balance_context_with_attention_flops_by_hand():
+    """KV fetch = compute + attention: L (k/W - a/F_a) = 2 N_active / F. The lecture's model on GB200 (FP4
+    weights, BF16 cache and attention math): 7.4e-6 s / (8.784e-9 - 6.796e-9) s per token = 3,722 tokens,
+    against 842 with attention FLOPs left out. Where a/F_a >= k/W the step is never KV-bound."""
+    d = Deployment(models.get("DeepSeek (lecture)"), hardware.get("GB200"), precision="fp4")
+    hand = (74e9 / 1e16) / (70272 / 8e12 - 16_990_208 / 2.5e15)
+    assert d.evaluate(decode.balance_context_attn_tokens) == pytest.approx(hand, rel=1e-12)
+    assert round(hand) == 3722 and round(d.balance_context()) == 842
+    assert d.evaluate(decode.balance_context_attn_tokens, attn_flops=0.0) == pytest.approx(d.balance_context())
+    never = d.evaluate(decode.balance_context_attn_tokens, attn_flops=70272 / 8e12 * 2.5e15)  # a/F_a = k/W
+    assert never == float("inf")

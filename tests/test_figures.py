@@ -18,13 +18,13 @@ BATCH = np.geomspace(1, 1e5, 50)
 def test_draw_latency_returns_labelled_artists():
     ax = Figure().subplots()
     art = draw_latency(ax, LECTURE, BATCH, len_ctx=256)
-    assert set(art) == {"compute", "weights", "kv", "memory", "total", "balance"}
+    assert set(art) == {"compute", "weights", "kv", "memory", "total", "balance", "wall"}
     assert ax.get_xlabel() == "batch size (sequences)" and "(ms)" in ax.get_ylabel()
     assert ax.get_title() == ""
     # the weight-fetch floor is flat at N_total x 0.5 B / (72 x 8 TB/s) = 0.608 ms (hand arithmetic)
     assert np.allclose(art["weights"].get_ydata(), 700e9 * 0.5 / (72 * 8e12) * 1e3)
     # bold line = max(compute, weights + KV) at every batch
-    y = {k: art[k].get_ydata() for k in art if k != "balance"}
+    y = {k: art[k].get_ydata() for k in art if k not in ("balance", "wall")}
     assert np.allclose(y["total"], np.maximum(y["compute"], y["memory"]))
 
 
@@ -63,3 +63,31 @@ def test_bad_input_raises_value_error():
         draw_latency(Figure().subplots(), LECTURE, [-1, 10], len_ctx=256)
     with pytest.raises(ValueError, match="batch_range"):
         DecodeFigure(LECTURE, len_ctx=256, batch_range=(100, 10))
+
+
+def test_memory_wall_starts_where_the_kv_cache_stops_fitting():
+    """The shaded span starts at the max batch: (72 x HBM - 350 GB of FP4 weights) / (L x 70,272 B)."""
+    ax = Figure().subplots()
+    art = draw_latency(ax, LECTURE, BATCH, len_ctx=100_000)
+    wall = (72 * hardware.get("GB200").hbm_bytes - 350e9) / (100_000 * 70272)
+    assert art["wall"].get_x() == pytest.approx(wall) and art["wall"].get_label() == "KV cache does not fit"
+    fig = DecodeFigure(LECTURE, len_ctx=100_000, marker_batch=5000)
+    assert "does NOT fit" in fig.label.get_text()
+    fig.update(len_ctx=256)
+    assert "fits in HBM" in fig.label.get_text() and fig.latency["wall"].get_width() == 0  # wall beyond the axis
+
+
+def test_refined_lines_show_experts_touched_where_the_model_has_expert_shapes():
+    """DeepSeek-V3 at B=1 reads its always-on weights and 8 of 256 experts, about 37.5B parameters; the
+    lecture's round model has no expert shapes, so its dotted lines stay hidden."""
+    v3 = Deployment(models.get("DeepSeek-V3"), hardware.get("GB200"), precision="fp4", price_usd_per_hour=2.0)
+    fig = DecodeFigure(v3, len_ctx=256, refined=True, batch_range=(1, 1e4))
+    touched = fig.latency["weights_touched"].get_ydata()
+    expert = 3 * 7168 * 2048 * 58
+    assert touched[0] == pytest.approx((671e9 - 248 * expert) * 0.5 / (72 * 8e12) * 1e3, rel=1e-9)
+    assert touched[-1] == pytest.approx(fig.latency["weights"].get_ydata()[-1], rel=1e-9)  # all touched
+    assert fig.latency["total_refined"].get_visible()
+    fig.update(deployment=LECTURE)
+    assert not fig.latency["total_refined"].get_visible()
+    with pytest.raises(ValueError, match="refined"):
+        fig.update(refined="yes")

@@ -32,7 +32,8 @@ Chapter 1 sets the lecture's model beside four refinements, each an equation her
 sent to, ``1 - (1 - K/E)^B`` of them under uniform routing) and
 ``weight_time_touched_s``; ``compute_time_attn_s`` (attention's own FLOPs, ``a``
 per token of context, see :meth:`roofline.models.Model.attention_flops_per_token`);
-``step_time_refined_s``, both together; ``attention_crossover_tokens``; and
+``step_time_refined_s``, both together; ``attention_crossover_tokens`` and
+``balance_context_attn_tokens``; and
 ``max_batch_n``, the most sequences whose KV cache fits in HBM beside the weights.
 
 All times are for one decode step of ``B`` sequences on ``G`` chips that split
@@ -83,6 +84,10 @@ def build(attention="dense", kv_sharding="split"):
     # attention runs at the KV cache's precision (BF16 or FP8 kernels), the weights' matmuls at theirs
     t_compute_attn = B * (FLOPS_PER_MAC * N_active / flops + attn_flops * tokens_read / attn_flops_rate) / n_chips
     step_refined = sp.Max(t_compute_attn, t_weights_touched + t_kv)
+    # KV fetch = compute with attention: never where attention's FLOPs per KV byte outrun the machine's
+    kv_per_read, attn_per_read = t_kv / (B * tokens_read), attn_flops / (n_chips * attn_flops_rate)
+    l_star_attn = sp.Piecewise((sp.oo, kv_per_read <= attn_per_read),
+                               (sp.solve(sp.Eq(t_kv, t_compute_attn), len_ctx)[0], True))
     crossover = sp.solve(sp.Eq(attn_flops * tokens_read, FLOPS_PER_MAC * N_active), len_ctx)[0]
     # memory: every weight (all experts) is stored once over the G chips; each chip holds its share of the KV
     per_chip_free = hbm_bytes - N_total * bytes_per_param / n_chips
@@ -123,6 +128,10 @@ def build(attention="dense", kv_sharding="split"):
         "step_time_refined_s": Spec(step_refined, "s", "Step time with attention FLOPs and only the experts "
                                     "touched read: max(compute + attention, touched weights + KV).", _S,
                                     requires=(k_le_e, routed_le_total)),
+        "balance_context_attn_tokens": Spec(l_star_attn, "tokens", "Context where KV fetch equals compute "
+                                            "with attention FLOPs counted.", 1,
+                                            infinite="inf where attention alone takes at least as long as its "
+                                            "KV reads: never KV-bound"),
         "attention_crossover_tokens": Spec(crossover, "tokens", "Context where attention FLOPs equal the "
                                            "weights' FLOPs, 2 N_active.", 1,
                                            infinite="inf where attention FLOPs are ignored (attn_flops = 0)"),
@@ -157,6 +166,7 @@ weight_time_touched_s = EQUATIONS["weight_time_touched_s"]
 compute_time_attn_s = EQUATIONS["compute_time_attn_s"]
 step_time_refined_s = EQUATIONS["step_time_refined_s"]
 attention_crossover_tokens = EQUATIONS["attention_crossover_tokens"]
+balance_context_attn_tokens = EQUATIONS["balance_context_attn_tokens"]
 max_batch_n = EQUATIONS["max_batch_n"]
 worst_latency_s = EQUATIONS["worst_latency_s"]
 train_tokens_per_s = EQUATIONS["train_tokens_per_s"]
@@ -182,6 +192,7 @@ t_weights_touched = weight_time_touched_s.expr
 t_compute_attn = compute_time_attn_s.expr
 step_time_refined = step_time_refined_s.expr
 attention_crossover = attention_crossover_tokens.expr
+balance_context_attn = balance_context_attn_tokens.expr.args[-1][0]  # its finite branch
 max_batch = max_batch_n.expr
 
 t_kv_sqrt = kv_time_s.under(attention="sqrt").expr

@@ -47,6 +47,61 @@ def keep(name, value, fmt=",.0f", unit=""):
     print(f"{name} = {number:{fmt}} {unit}".rstrip())
 
 
+class Table:
+    """A small table that renders as HTML in the book and as aligned text in a terminal.
+
+    ``rows`` are sequences of cells; ``formats`` (one per column, a format spec such as
+    ``",.0f"`` or ``""``) turn numbers into text. Notebooks show tables this way so that
+    nothing is printed wider than the book's text column.
+
+    >>> print(repr(Table(["chip", "ratio"], [["H100", 295.3], ["GB200", 312.5]], ["", ".0f"])))
+    chip   ratio
+    H100     295
+    GB200    312
+    """
+
+    def __init__(self, columns, rows, formats=None, caption=""):
+        self.columns = [str(c) for c in columns]
+        formats = formats if formats is not None else [""] * len(self.columns)
+        if len(formats) != len(self.columns):
+            raise ValueError(f"formats must give one format per column ({len(self.columns)}); got {len(formats)}")
+        self.rows = []
+        for row in rows:
+            row = list(row)
+            if len(row) != len(self.columns):
+                raise ValueError(f"each row must have {len(self.columns)} cells; got {_check.short(row)}")
+            self.rows.append([c if isinstance(c, str) else format(c, f) for c, f in zip(row, formats)])
+        self.numeric = [all(_looks_numeric(r[i]) for r in self.rows) for i in range(len(self.columns))]
+        self.caption = caption
+
+    def __repr__(self):
+        widths = [max(len(c), *(len(r[i]) for r in self.rows)) if self.rows else len(c)
+                  for i, c in enumerate(self.columns)]
+        def line(cells):
+            return "  ".join(c.rjust(w) if n else c.ljust(w) for c, w, n in zip(cells, widths, self.numeric)).rstrip()
+        return "\n".join(([self.caption] if self.caption else []) + [line(self.columns)]
+                         + [line(r) for r in self.rows])
+
+    def _repr_html_(self):
+        import html
+        def cells(tag, values):
+            return "".join(f'<{tag} class="{"num" if n else "text"}">{html.escape(v)}</{tag}>'
+                           for v, n in zip(values, self.numeric))
+        cap = f"<caption>{html.escape(self.caption)}</caption>" if self.caption else ""
+        body = "".join(f"<tr>{cells('td', r)}</tr>" for r in self.rows)
+        return (f'<table class="roofline-table">{cap}<thead><tr>{cells("th", self.columns)}</tr></thead>'
+                f"<tbody>{body}</tbody></table>")
+
+
+def _looks_numeric(text):
+    t = text.replace(",", "").replace("%", "").replace("x", "").replace("×", "").strip()
+    try:
+        float(t)
+        return True
+    except ValueError:
+        return t in ("inf", "-", "")
+
+
 def glue_claims(chapter):
     """Glue every single-number claim of lecture chapter ``chapter`` as ``lec_<name>``; returns their count."""
     claims = lecture.CHAPTERS.get(chapter) if isinstance(chapter, int) else None

@@ -7,6 +7,14 @@ notebooks put them under ipywidgets controls.
 decode      chapter 1: step time and cost per token against batch size
 """
 
-from . import decode
+STYLE = {
+    "figure.figsize": (8.0, 4.2), "figure.dpi": 100, "savefig.dpi": 100,
+    "font.size": 11, "axes.labelsize": 11, "axes.titlesize": 11,
+    "xtick.labelsize": 10, "ytick.labelsize": 10, "legend.fontsize": 10, "legend.frameon": False,
+}
+"""matplotlib rcParams for the book's static figures: 800 px wide, at least the text column, and no text
+under 10 pt (``plt.rcParams.update(STYLE)`` in each chapter's first cell)."""
 
-__all__ = ["decode"]
+from . import decode  # noqa: E402
+
+__all__ = ["STYLE", "decode"]

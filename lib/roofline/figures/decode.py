@@ -29,7 +29,7 @@ from ..deployment import Deployment
 MS = 1e3          # s -> ms
 PER_MILLION = 1e6  # USD/token -> USD per million tokens
 COLORS = {"compute": "tab:red", "weights": "tab:blue", "kv": "tab:green", "memory": "tab:purple",
-          "total": "black"}
+          "total": "black", "wall": "0.88"}
 
 
 def _short(x, _pos=None):
@@ -53,18 +53,43 @@ def _deployment(deployment):
     return deployment
 
 
-def latency_terms(deployment, batch, len_ctx):
-    """Compute, weight, KV, memory and step time in ms for each batch size (a dict of arrays)."""
-    t = _deployment(deployment).terms(_batch(batch), len_ctx)
+def latency_terms(deployment, batch, len_ctx, refined=False):
+    """Compute, weight, KV, memory and step time in ms for each batch size (a dict of arrays).
+
+    ``refined``: attention FLOPs and only the experts touched (:meth:`roofline.Deployment.terms`).
+    """
+    t = _deployment(deployment).terms(_batch(batch), len_ctx, refined)
     return {k: v * MS for k, v in t.items()}
 
 
-def cost_terms(deployment, batch, len_ctx):
+def cost_terms(deployment, batch, len_ctx, refined=False):
     """The same terms as cost per token, USD per million tokens (each term x price / batch)."""
     b = _batch(batch)
-    t = _deployment(deployment).terms(b, len_ctx)
-    usd_per_step_s = deployment.cost_per_token_usd(b, len_ctx) / t["step"]  # G x price / 3600 / B
-    return {k: v * usd_per_step_s * PER_MILLION for k, v in t.items()}
+    t = _deployment(deployment).terms(b, len_ctx, refined)
+    usd_per_step_s = deployment.cost_per_token_usd(b, len_ctx) / deployment.step_time_s(b, len_ctx)
+    return {k: v * usd_per_step_s * PER_MILLION for k, v in t.items()}  # each term x G x price / 3600 / B
+
+
+def can_refine(deployment):
+    """Whether the deployment knows its experts' shapes, which the refined terms need."""
+    return "n_routed" in _deployment(deployment).values
+
+
+def memory_wall(deployment, len_ctx):
+    """The batch beyond which the KV cache of ``len_ctx``-token sequences no longer fits in HBM."""
+    return float(_deployment(deployment).max_batch(len_ctx))
+
+
+def _wall_span(ax, wall, batch):
+    """Shade the batches whose KV cache does not fit (from ``wall`` to the axis' end)."""
+    lo = min(max(wall, batch[0]), batch[-1])
+    return ax.axvspan(lo, batch[-1], color=COLORS["wall"], lw=0, zorder=0, label="KV cache does not fit")
+
+
+def _set_wall(span, wall, batch):
+    lo = min(max(wall, batch[0]), batch[-1])
+    span.set_x(lo)
+    span.set_width(batch[-1] - lo)
 
 
 def cost_floor(deployment, batch, len_ctx):
@@ -96,7 +121,24 @@ def _mark_balance(ax, deployment, len_ctx, terms, batch):
     return ax.plot(*xy, "o", color="black", ms=6, label="balance point", zorder=3)[0]
 
 
-def draw_latency(ax, deployment, batch, len_ctx):
+def _draw_refined(ax, x, y):
+    return {
+        "weights_touched": ax.plot(x, y["weights"], color=COLORS["weights"], lw=1.5, ls=":",
+                                   label="weight fetch, experts touched")[0],
+        "total_refined": ax.plot(x, y["step"], color=COLORS["total"], lw=1.5, ls=":",
+                                 label="total, experts touched + attention FLOPs")[0],
+    }
+
+
+def _finish(ax, artists, deployment, x, len_ctx, terms, refined):
+    artists["balance"] = _mark_balance(ax, deployment, len_ctx, terms, x)
+    artists["wall"] = _wall_span(ax, memory_wall(deployment, len_ctx), x)
+    if refined:
+        artists |= _draw_refined(ax, x, terms(deployment, x, len_ctx, refined=True))
+    return artists
+
+
+def draw_latency(ax, deployment, batch, len_ctx, refined=False):
     """Draw step time against batch size: the lecture's latency plot (00:08:02).
 
     Compute is a line through the origin, weight fetch a floor, KV fetch a
@@ -115,17 +157,19 @@ def draw_latency(ax, deployment, batch, len_ctx):
     Returns
     -------
     dict
-        Line artists 'compute', 'weights', 'kv', 'memory', 'total' and 'balance'.
+        Line artists 'compute', 'weights', 'kv', 'memory', 'total' and 'balance'; 'wall', the
+        shaded batches whose KV cache does not fit in HBM; with ``refined``, 'weights_touched'
+        and 'total_refined'.
     """
     x = _batch(batch)
     artists = _draw(ax, x, latency_terms(deployment, x, len_ctx))
-    artists["balance"] = _mark_balance(ax, deployment, len_ctx, latency_terms, x)
+    artists = _finish(ax, artists, deployment, x, len_ctx, latency_terms, refined)
     ax.set_xlabel("batch size (sequences)")
     ax.set_ylabel("time per decode step (ms)")
     return artists
 
 
-def draw_cost(ax, deployment, batch, len_ctx):
+def draw_cost(ax, deployment, batch, len_ctx, refined=False):
     """Draw cost per token against batch size: the lecture's cost plot (00:13:12).
 
     Dividing each latency term by the batch turns compute and KV fetch into
@@ -141,16 +185,20 @@ def draw_cost(ax, deployment, batch, len_ctx):
         Batch sizes for the x axis (at least two, all > 0).
     len_ctx : float
         Context length, tokens.
+    refined : bool
+        Also draw, dotted, the weight fetch of only the experts touched and the total with
+        attention FLOPs (needs the model's expert shapes, :func:`can_refine`).
 
     Returns
     -------
     dict
-        Line artists 'compute', 'weights', 'kv', 'memory', 'total', 'balance' and 'floor'.
+        Line artists 'compute', 'weights', 'kv', 'memory', 'total', 'balance', 'wall' and
+        'floor' (and, with ``refined``, 'weights_touched' and 'total_refined').
     """
     x = _batch(batch)
     y = cost_terms(deployment, x, len_ctx)
     artists = _draw(ax, x, y)
-    artists["balance"] = _mark_balance(ax, deployment, len_ctx, cost_terms, x)
+    artists = _finish(ax, artists, deployment, x, len_ctx, cost_terms, refined)
     artists["floor"] = ax.plot(x, cost_floor(deployment, x, len_ctx), color="gray", lw=6, alpha=0.3,
                                label="slow-mode floor")[0]
     ax.set_xlabel("batch size (sequences)")
@@ -172,7 +220,10 @@ class DecodeFigure:
     marker_batch : float
         Batch marked with a vertical line; the label names its regime.
     figsize, dpi :
-        Kept small so one update and redraw take a few tens of ms.
+        900 x 420 px: the width of the book's text column, with 10-pt labels.
+    refined : bool
+        Also show, dotted, the weight fetch of only the experts touched and the step with
+        attention FLOPs (where the model's expert shapes are known).
 
     Attributes
     ----------
@@ -182,38 +233,46 @@ class DecodeFigure:
         The artists returned by :func:`draw_latency` and :func:`draw_cost`.
     """
 
-    def __init__(self, deployment, len_ctx, batch_range=(1, 1e5), marker_batch=2000, *, n_points=120,
-                 figsize=(8, 3), dpi=90):
+    def __init__(self, deployment, len_ctx, batch_range=(1, 1e5), marker_batch=2000, *, refined=False,
+                 n_points=120, figsize=(9, 4.2), dpi=100):
         lo, hi = (_check.check_value("batch_range", v) for v in batch_range)
         if not lo < hi:
             raise ValueError(f"batch_range must be (low, high) with low < high; got {batch_range!r}")
+        if not isinstance(refined, bool):
+            raise ValueError(f"refined must be True or False; got {_check.short(refined)}")
         self.batch = np.geomspace(lo, hi, int(_check.check_value("n_points", n_points)))
         self.fig = Figure(figsize=figsize, dpi=dpi)
         FigureCanvasAgg(self.fig)
         ax_t, ax_c = self.fig.subplots(1, 2)
-        self.fig.subplots_adjust(left=0.08, right=0.99, bottom=0.16, top=0.97, wspace=0.25)
+        self.fig.subplots_adjust(left=0.075, right=0.975, bottom=0.34, top=0.97, wspace=0.25)
         self.axes = (ax_t, ax_c)
         self.deployment = _deployment(deployment)
         self.len_ctx = _check.check_value("len_ctx", len_ctx)
         self.marker_batch = _check.check_value("marker_batch", marker_batch)
+        self.refined = refined
         self.latency = draw_latency(ax_t, deployment, self.batch, len_ctx)
         self.cost = draw_cost(ax_c, deployment, self.batch, len_ctx)
+        blank = {"weights": self.batch * np.nan, "step": self.batch * np.nan}  # filled in by update()
+        for ax, artists in zip((ax_t, ax_c), (self.latency, self.cost)):
+            artists |= _draw_refined(ax, self.batch, blank)
         for ax in self.axes:
             ax.set(xscale="log", yscale="log", xlim=(lo, hi))
             ax.minorticks_off()
             for axis in (ax.xaxis, ax.yaxis):
                 axis.set_major_formatter(ticker.FuncFormatter(_short))
         self.markers = [ax.axvline(self.marker_batch, color="gray", lw=1, ls=":") for ax in self.axes]
-        self.label = ax_t.text(0.03, 0.97, "", transform=ax_t.transAxes, va="top", fontsize=8)
+        self.label = ax_t.text(0.03, 0.97, "", transform=ax_t.transAxes, va="top", fontsize=10)
         self.key = self._paste_key(ax_c)
         self.regime = None
         self.update()
 
-    def update(self, deployment=None, len_ctx=None, marker_batch=None):
-        """Redraw with any of the three inputs changed; returns the regime at the marker.
+    def update(self, deployment=None, len_ctx=None, marker_batch=None, refined=None):
+        """Redraw with any of the inputs changed; returns the regime at the marker.
 
         Only line data, limits and one label change; the figure is redrawn
         lazily by interactive backends (``draw_idle``) and on display otherwise.
+        ``refined`` shows or hides the dotted lines (experts touched, attention FLOPs); they
+        stay hidden for a model without expert shapes (:func:`can_refine`).
         """
         if deployment is not None:
             self.deployment = _deployment(deployment)
@@ -221,22 +280,36 @@ class DecodeFigure:
             self.len_ctx = _check.check_value("len_ctx", len_ctx)
         if marker_batch is not None:
             self.marker_batch = _check.check_value("marker_batch", marker_batch)
+        if refined is not None:
+            if not isinstance(refined, bool):
+                raise ValueError(f"refined must be True or False; got {_check.short(refined)}")
+            self.refined = refined
         d, L, b = self.deployment, self.len_ctx, self.marker_batch
+        show_refined = self.refined and can_refine(d)
+        wall = memory_wall(d, L)
         for artists, terms in ((self.latency, latency_terms), (self.cost, cost_terms)):
             y = terms(d, self.batch, L)
             for key in ("compute", "weights", "kv", "memory"):
                 artists[key].set_ydata(y[key])
             artists["total"].set_ydata(y["step"])
             artists["balance"].set_data(*_balance_xy(d, L, terms, self.batch))
+            _set_wall(artists["wall"], wall, self.batch)
+            if show_refined:
+                r = terms(d, self.batch, L, refined=True)
+                artists["weights_touched"].set_ydata(r["weights"])
+                artists["total_refined"].set_ydata(r["step"])
+            for key in ("weights_touched", "total_refined"):
+                artists[key].set_visible(show_refined)
         self.cost["floor"].set_ydata(cost_floor(d, self.batch, L))
         for line in self.markers:
             line.set_xdata([b, b])
         self.regime = d.regime(b, L)
         p = d.values
+        fits = "fits in HBM" if b <= wall else f"does NOT fit (max {wall:,.0f})"
         self.label.set_text(f"{d.model.key} on {p['n_chips']:.0f} x {d.hardware.key}, {d.weight_precision}\n"
-                            f"B = {b:,.0f}, context {L:,.0f}: {self.regime}")
+                            f"B = {b:,.0f}, context {L:,.0f}: {self.regime}\nKV cache {fits}")
         for ax, artists in zip(self.axes, (self.latency, self.cost)):
-            ax.relim()
+            ax.relim(visible_only=True)
             ax.autoscale_view(scalex=False)
             total = artists["total"].get_ydata()
             ax.set_ylim(max(ax.get_ylim()[0], total.min() / 30), total.max() * 3, auto=None)  # near the bold line
@@ -245,21 +318,21 @@ class DecodeFigure:
         return self.regime
 
     def _paste_key(self, ax):
-        """Draw ``ax``'s legend once into an image and pin it to the top right of ``ax``.
+        """Draw ``ax``'s legend once into an image and pin it under both panels.
 
         The key never changes; pasted as an image it redraws in well under a millisecond,
         where a live legend costs about a quarter of each redraw in text layout.
         """
-        tmp = Figure(dpi=self.fig.dpi)
+        tmp = Figure(figsize=(16, 3), dpi=self.fig.dpi)  # room for the whole key, cropped below
         FigureCanvasAgg(tmp)
         tmp.patch.set_alpha(0)
-        legend = tmp.legend(*ax.get_legend_handles_labels(), fontsize=7, frameon=False)
+        legend = tmp.legend(*ax.get_legend_handles_labels(), fontsize=10, frameon=False, ncols=3)
         tmp.canvas.draw()
         x0, y0, x1, y1 = np.round(legend.get_window_extent().extents).astype(int)
         rgba = np.asarray(tmp.canvas.buffer_rgba())
         image = OffsetImage(rgba[len(rgba) - y1:len(rgba) - y0, x0:x1], zoom=72 / self.fig.dpi)
-        return ax.add_artist(AnnotationBbox(image, (1, 1), xycoords="axes fraction", box_alignment=(1, 1),
-                                            frameon=False, pad=0.2))
+        return self.fig.add_artist(AnnotationBbox(image, (0.5, 0.0), xycoords="figure fraction",
+                                                  box_alignment=(0.5, 0.0), frameon=False, pad=0.2))
 
     def to_png(self):
         """The figure as PNG bytes, e.g. for an ``ipywidgets.Image`` (renders it once)."""
