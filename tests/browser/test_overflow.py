@@ -1,0 +1,81 @@
+"""Nothing on a page is wider than the column it sits in, at a 1280 px wide window.
+
+On every page of the book every code block, cell output, table, displayed equation and API
+signature is measured after MathJax has typeset the page, with every hidden code cell and exercise
+solution opened. A block whose content is wider than its box (``scrollWidth > clientWidth``, with
+1 px of rounding allowed) makes the reader scroll sideways or is cut off; the failure lists each one
+with the page, the selector that found it, the start of its text and both widths.
+"""
+
+import pytest
+
+from test_book import PAGES, WAIT_FOR_MATHJAX_JS, block_other_hosts
+
+pytestmark = pytest.mark.browser
+
+VIEWPORT = {"width": 1280, "height": 900}
+TOLERANCE_PX = 1
+
+# What is measured, found by reading the built HTML (sphinx-book-theme 1.3, myst-nb 1.4):
+SELECTORS = [
+    "div.highlight pre",                   # code cells, their stream and text outputs, code blocks
+    "div.cell_output",                     # a cell's outputs as a whole (HTML, images, markdown)
+    "div.cell_output pre",
+    ".output pre",
+    "div.pst-scrollable-table-container",  # every table, in the theme's wrapper
+    "table",
+    "div.math",                            # displayed equations ...
+    "mjx-container[display]",              # ... as MathJax typesets them
+    "dl.py > dt.sig",                      # API signatures
+    "dl.py > dd",                          # API docstrings
+]
+
+OPEN_HIDDEN_JS = """
+async () => {
+  document.querySelectorAll("details").forEach(d => { d.open = true; });
+  document.querySelectorAll("div.dropdown > .admonition-title").forEach(t => t.click());
+  await new Promise(resolve => setTimeout(resolve, 500));
+  return true;
+}
+"""
+
+MEASURE_JS = """
+([selectors, tolerance]) => {
+  const seen = new Set();
+  const wide = [];
+  for (const selector of selectors) {
+    for (const el of document.querySelectorAll(selector)) {
+      if (seen.has(el) || el.closest("#pst-primary-sidebar, #pst-secondary-sidebar, .bd-header")) continue;
+      seen.add(el);
+      if (el.clientWidth === 0 && el.getClientRects().length === 0) continue;  // not displayed
+      if (el.scrollWidth > el.clientWidth + tolerance) {
+        wide.push({selector, text: el.textContent.replace(/\\s+/g, " ").trim().slice(0, 70),
+                   scrollWidth: el.scrollWidth, clientWidth: el.clientWidth});
+      }
+    }
+  }
+  return wide;
+}
+"""
+
+
+def wide_blocks(browser, base_url, docname):
+    """Each block of ``docname`` whose content is wider than its box, as dicts."""
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        block_other_hosts(context, [])
+        page = context.new_page()
+        page.goto(base_url + docname + ".html", wait_until="networkidle")
+        page.evaluate(WAIT_FOR_MATHJAX_JS)
+        page.evaluate(OPEN_HIDDEN_JS)
+        return page.evaluate(MEASURE_JS, [SELECTORS, TOLERANCE_PX])
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_nothing_wider_than_its_column(docname, browser, base_url):
+    wide = wide_blocks(browser, base_url, docname)
+    report = "\n".join(f"  {docname}  {w['selector']}  {w['text']!r}  "
+                       f"scrollWidth={w['scrollWidth']} clientWidth={w['clientWidth']}" for w in wide)
+    assert not wide, f"{docname}: {len(wide)} block(s) wider than their box at {VIEWPORT['width']} px:\n{report}"
