@@ -1,7 +1,8 @@
 """Every page of the built book, opened in headless Chromium.
 
-For each page in ``book/_toc.yml``: no console errors, no failed request, nothing fetched from any
-host but the local server, every image decoded, all math typeset by the MathJax served with the book,
+For each page in ``book/_toc.yml``: no console errors, no failed request (no 404, the favicon
+included: the page's icon link and ``/favicon.ico`` at the site root), nothing fetched from any host
+but the local server, exactly one search field, every image decoded, all math typeset by the MathJax served with the book,
 every same-site link answering 200 (and its #fragment existing), exercise solutions hidden until
 clicked, launch buttons pointing at the page's notebook on ``main``. A full-page screenshot of each
 page goes to ``_build/screenshots/`` and page weights to ``_build/page_sizes.txt``.
@@ -147,6 +148,18 @@ def test_page(docname, browser, base_url, html_dir, out_dir, link_status, page_w
     response = page.goto(url, wait_until="networkidle")
     assert response.status == 200, url
     page.evaluate(WAIT_FOR_MATHJAX_JS)
+
+    # one search field: sphinx-book-theme's in the sidebar (pydata-sphinx-theme would add one to the header)
+    visible_search = page.locator(".search-button-field:visible, .search-button:visible").count()
+    assert visible_search == 1, f"{docname}: {visible_search} search fields/buttons visible at 1280 px"
+
+    # favicon: the page links one, and it and /favicon.ico (which browsers ask for on their own) answer 200
+    icons = page.evaluate("() => Array.from(document.querySelectorAll('link[rel~=icon]')).map(l => l.href)")
+    assert icons, f"{docname}: no favicon link"
+    for icon in icons + [base_url + "favicon.ico"]:
+        answer = page.request.get(icon)
+        if answer.status != 200:
+            failed.append(f"{icon} (HTTP {answer.status})")
 
     # images: every <img> decoded
     images = page.evaluate(IMAGES_JS)
