@@ -365,7 +365,7 @@ def test_max_batch_by_hand():
     headline = Deployment(d.model, dataclasses.replace(gb200, hbm_bytes=13.4e12 / 72), precision="fp4")
     for L, issue in ((100_000, 1856), (32_768, 5664), (709_707, 262)):
         assert headline.max_batch(L) == pytest.approx(issue, rel=0.002)
-    assert d.check_fits(1000, 100_000) == 1000
+    assert d.check_fits(1000, 100_000) is None
     with pytest.raises(ValueError, match="does not fit.*holds at most 1,857 sequences"):
         headline.check_fits(9465, 100_000)
     replicated = dataclasses.replace(d, kv_sharding="replicated")  # every chip holds every sequence's cache

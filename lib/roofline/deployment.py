@@ -120,7 +120,7 @@ class Deployment:
     # -- the values it supplies ----------------------------------------------------------------
     @property
     def weight_precision(self):
-        """The precision of weights and math: the one given, or the chip's lowest."""
+        """The precision of weights and math, the one given or else the chip's lowest."""
         return registry.precision_name(self.precision) if self.precision else self.hardware.precisions()[-1]
 
     @functools.cached_property
@@ -132,7 +132,7 @@ class Deployment:
 
     @property
     def n_chips_used(self):
-        """Chips in the replica: the one given, or :func:`default_chips`."""
+        """Chips in the replica, the number given or else :func:`default_chips`."""
         return self._chips[0]
 
     @property
@@ -263,12 +263,11 @@ class Deployment:
         return self.evaluate(decode.max_batch_n, len_ctx=len_ctx)
 
     def check_fits(self, batch, len_ctx):
-        """``batch`` unchanged if its KV cache fits in memory at ``len_ctx``; ValueError saying by how much if not."""
+        """Nothing if the KV cache of ``batch`` sequences fits in memory at ``len_ctx``; ValueError if not."""
         most = self.max_batch(len_ctx)
         if np.any(np.asarray(batch) > most):
             raise ValueError(f"batch {_check.short(batch)} at {len_ctx:,.0f} tokens does not fit: {self.model.key} on "
                              f"{self.n_chips_used} x {self.hardware.key} holds at most {most:,.0f} sequences")
-        return batch
 
     def tokens_per_s(self, batch, len_ctx, refined=False):
         """Output tokens per second of the replica; ``refined``: see :meth:`terms`."""

@@ -2,7 +2,7 @@
 
 A topic module (:mod:`roofline.decode` for chapter 1, more to come) writes each
 equation once as a sympy expression in the symbols of :mod:`roofline.symbols`
-and hands it to :func:`register`. What comes back is an :class:`Equation`: it
+and hands it to :func:`family`. What comes back is an :class:`Equation`: it
 keeps the expression (``.expr``), its unit, and a numeric function generated
 from it with :func:`sympy.lambdify` that
 
@@ -69,8 +69,8 @@ class Equation:
     infinite : str, optional
         Why the result may be infinite (e.g. "never compute-bound at or above the balance
         context"); without it an infinite result for finite input is an error.
-    requires : tuple of (sympy relational, str)
-        Conditions between arguments (``top_k <= n_experts``) that every call must meet;
+    requires : tuple
+        Pairs of a sympy relational and a message: conditions between arguments (``top_k <= n_experts``) that every call must meet;
         a call that breaks one raises ``ValueError`` with the message and the values.
     """
 

@@ -65,12 +65,12 @@ class Measurement:
 
     @property
     def batch(self):
-        """Sequences in one step of the whole deployment: per chip x chips."""
+        """Sequences in one step of the whole deployment, per chip times chips."""
         return self.batch_per_chip * self.n_chips
 
     @property
     def kv_bytes(self):
-        """KV-cache bytes per token: the published layout if given, else the model's formula."""
+        """KV-cache bytes per token, the published layout if given, else the model's formula."""
         if self.kv_bytes_per_token_published is not None:
             return self.kv_bytes_per_token_published
         return self.model.kv_bytes_per_token(self.kv_bytes_per_elem)

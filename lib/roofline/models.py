@@ -115,7 +115,10 @@ class Model:
     # -- parameters and experts ----------------------------------------------------------------
     @property
     def sparsity(self):
-        """Total over active parameters, the lecture's "sparsity" (00:19:16)."""
+        """Total over active parameters, the lecture's "sparsity".
+
+        The lecture's word for it, at 00:19:16.
+        """
         return self.total_params / self.active_params
 
     @property
@@ -134,7 +137,10 @@ class Model:
 
     @property
     def expert_params(self):
-        """Parameters of one routed expert over all MoE layers (SwiGLU: 3 x hidden x moe_ffn_dim), or None."""
+        """Parameters of one routed expert over all MoE layers, or None.
+
+        A SwiGLU expert has 3 x hidden x moe_ffn_dim parameters per layer.
+        """
         if not self.moe_layers or not self.moe_ffn_dim or not self.hidden_size:
             return None
         return 3 * self.hidden_size * self.moe_ffn_dim * self.moe_layers
@@ -151,7 +157,10 @@ class Model:
 
     @property
     def always_on_params(self):
-        """Parameters every token passes through besides its routed experts: total less routed, or None."""
+        """Parameters every token passes through besides its routed experts, or None.
+
+        The total less the routed experts' parameters.
+        """
         return None if self.routed_params is None else self.total_params - self.routed_params
 
     # -- the KV cache --------------------------------------------------------------------------
@@ -180,6 +189,8 @@ class Model:
             (:meth:`kv_bytes_per_sequence`), so sliding-window layers count while the context
             is short.
 
+        Examples
+        --------
         >>> m = get('gpt-oss-120b')
         >>> print(f"{m.kv_bytes_per_token():,.0f} and {m.kv_bytes_per_token(len_ctx=4096):,.0f}")
         36,864 and 38,016

@@ -116,13 +116,13 @@ def glue_claims(chapter):
 
 
 def deploy(model, chip, precision=None, price=None, n_chips=None, **options):
-    """A :class:`Deployment` of registry names, as the chapters build them.
+    """A :class:`~roofline.deployment.Deployment` of registry names, as the chapters build them.
 
     ``precision`` falls back to the chip's lowest published one where the chip lacks it
     (H100 has no FP4); an unknown name is an error. ``price`` defaults to the lecture's $2 per
     GPU-hour (00:12:59), ``n_chips`` to the deployment's default (the lecture's rack of 72 on
     an NVL72; see :func:`roofline.deployment.default_chips`).
-    ``options`` pass on to :class:`Deployment` (``attention=``, ``kv_precision=``, ...).
+    ``options`` pass on to :class:`~roofline.deployment.Deployment` (``attention=``, ``kv_precision=``, ...).
     """
     hw = hardware.get(chip)
     if precision is not None and registry.precision_name(precision) not in hw.precisions():

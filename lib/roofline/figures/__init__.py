@@ -8,12 +8,13 @@ decode      chapter 1: step time and cost per token against batch size
 """
 
 STYLE = {
-    "figure.figsize": (8.0, 4.2), "figure.dpi": 100, "savefig.dpi": 100,
+    "figure.figsize": (7.0, 4.0), "figure.dpi": 100, "savefig.dpi": 100,
     "font.size": 11, "axes.labelsize": 11, "axes.titlesize": 11,
-    "xtick.labelsize": 10, "ytick.labelsize": 10, "legend.fontsize": 10, "legend.frameon": False,
+    "xtick.labelsize": 10.5, "ytick.labelsize": 10.5, "legend.fontsize": 10, "legend.frameon": False,
 }
-"""matplotlib rcParams for the book's static figures: 800 px wide, at least the text column, and no text
-under 10 pt (``plt.rcParams.update(STYLE)`` in each chapter's first cell)."""
+"""matplotlib rcParams for the book's static figures: 700 px wide, at least the book's text column (about
+690 px at a 1280-px window), so no text is shrunk below 10 pt (``plt.rcParams.update(STYLE)`` in each
+chapter's first cell)."""
 
 from . import decode  # noqa: E402
 

@@ -220,7 +220,7 @@ class DecodeFigure:
     marker_batch : float
         Batch marked with a vertical line; the label names its regime.
     figsize, dpi :
-        900 x 420 px: the width of the book's text column, with 10-pt labels.
+        720 x 420 px: the width of the book's text column, with 10-pt text.
     refined : bool
         Also show, dotted, the weight fetch of only the experts touched and the step with
         attention FLOPs (where the model's expert shapes are known).
@@ -234,7 +234,7 @@ class DecodeFigure:
     """
 
     def __init__(self, deployment, len_ctx, batch_range=(1, 1e5), marker_batch=2000, *, refined=False,
-                 n_points=120, figsize=(9, 4.2), dpi=100):
+                 n_points=120, figsize=(7.2, 4.2), dpi=100):
         lo, hi = (_check.check_value("batch_range", v) for v in batch_range)
         if not lo < hi:
             raise ValueError(f"batch_range must be (low, high) with low < high; got {batch_range!r}")
@@ -244,7 +244,7 @@ class DecodeFigure:
         self.fig = Figure(figsize=figsize, dpi=dpi)
         FigureCanvasAgg(self.fig)
         ax_t, ax_c = self.fig.subplots(1, 2)
-        self.fig.subplots_adjust(left=0.075, right=0.975, bottom=0.34, top=0.97, wspace=0.25)
+        self.fig.subplots_adjust(left=0.095, right=0.975, bottom=0.42, top=0.97, wspace=0.33)
         self.axes = (ax_t, ax_c)
         self.deployment = _deployment(deployment)
         self.len_ctx = _check.check_value("len_ctx", len_ctx)
@@ -258,10 +258,14 @@ class DecodeFigure:
         for ax in self.axes:
             ax.set(xscale="log", yscale="log", xlim=(lo, hi))
             ax.minorticks_off()
+            ax.tick_params(labelsize=10)
+            ax.xaxis.label.set_size(10)
+            ax.yaxis.label.set_size(10)
             for axis in (ax.xaxis, ax.yaxis):
                 axis.set_major_formatter(ticker.FuncFormatter(_short))
         self.markers = [ax.axvline(self.marker_batch, color="gray", lw=1, ls=":") for ax in self.axes]
-        self.label = ax_t.text(0.03, 0.97, "", transform=ax_t.transAxes, va="top", fontsize=10)
+        self.label = ax_t.text(0.03, 0.97, "", transform=ax_t.transAxes, va="top", fontsize=10,
+                               bbox=dict(facecolor="white", alpha=0.85, lw=0, pad=1))
         self.key = self._paste_key(ax_c)
         self.regime = None
         self.update()
@@ -312,7 +316,9 @@ class DecodeFigure:
             ax.relim(visible_only=True)
             ax.autoscale_view(scalex=False)
             total = artists["total"].get_ydata()
-            ax.set_ylim(max(ax.get_ylim()[0], total.min() / 30), total.max() * 3, auto=None)  # near the bold line
+            # near the bold line, on whole decades: the axes (and their cached image) change less often
+            low = max(ax.get_ylim()[0], total.min() / 30)
+            ax.set_ylim(10.0 ** np.floor(np.log10(low)), 10.0 ** np.ceil(np.log10(total.max() * 3)), auto=None)
         if type(self.fig.canvas).draw_idle is not FigureCanvasBase.draw_idle:
             self.fig.canvas.draw_idle()  # an interactive backend schedules a redraw; Agg would draw now
         return self.regime
@@ -326,7 +332,7 @@ class DecodeFigure:
         tmp = Figure(figsize=(16, 3), dpi=self.fig.dpi)  # room for the whole key, cropped below
         FigureCanvasAgg(tmp)
         tmp.patch.set_alpha(0)
-        legend = tmp.legend(*ax.get_legend_handles_labels(), fontsize=10, frameon=False, ncols=3)
+        legend = tmp.legend(*ax.get_legend_handles_labels(), fontsize=10, frameon=False, ncols=2)
         tmp.canvas.draw()
         x0, y0, x1, y1 = np.round(legend.get_window_extent().extents).astype(int)
         rgba = np.asarray(tmp.canvas.buffer_rgba())
@@ -334,8 +340,45 @@ class DecodeFigure:
         return self.fig.add_artist(AnnotationBbox(image, (0.5, 0.0), xycoords="figure fraction",
                                                   box_alignment=(0.5, 0.0), frameon=False, pad=0.2))
 
+    def _dynamic(self):
+        """The artists an update changes, lowest first; everything else is the cached background."""
+        arts = [a for group in (self.latency, self.cost) for a in group.values()] + self.markers + [self.label]
+        arts += [sp for ax in self.axes for sp in ax.spines.values()]  # redrawn over the grey wall
+        return sorted(arts, key=lambda a: a.get_zorder())
+
+    def render(self):
+        """Draw the figure into its Agg canvas, reusing the background of earlier frames.
+
+        The axes, ticks, labels and key are drawn once for each pair of y ranges (whole
+        decades, so they repeat) and cached; a frame restores them and draws the lines.
+        Returns the canvas' RGBA buffer.
+        """
+        canvas = self.fig.canvas
+        key = tuple(ax.get_ylim() for ax in self.axes)
+        if not hasattr(self, "_backgrounds"):
+            self._backgrounds = {}
+        background = self._backgrounds.get(key)
+        if background is None or canvas.get_width_height() != self._size:
+            dynamic = self._dynamic()
+            shown = [a.get_visible() for a in dynamic]
+            for a in dynamic:
+                a.set_visible(False)
+            canvas.draw()
+            for a, v in zip(dynamic, shown):
+                a.set_visible(v)
+            if len(self._backgrounds) >= 16:
+                self._backgrounds.clear()
+            background = self._backgrounds[key] = canvas.copy_from_bbox(self.fig.bbox)
+            self._size = canvas.get_width_height()
+        canvas.restore_region(background)
+        for a in self._dynamic():
+            self.fig.draw_artist(a)
+        return canvas.buffer_rgba()
+
     def to_png(self):
         """The figure as PNG bytes, e.g. for an ``ipywidgets.Image`` (renders it once)."""
+        from PIL import Image  # matplotlib's own dependency
+
         buf = io.BytesIO()
-        self.fig.savefig(buf, format="png", pil_kwargs={"compress_level": 1})  # fast zlib: a widget frame, not a file
+        Image.fromarray(np.asarray(self.render())).save(buf, format="png", compress_level=1)  # a widget frame
         return buf.getvalue()
