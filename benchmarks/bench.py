@@ -10,9 +10,15 @@
    reuses a cached image of the axes, ticks and key for y ranges it has drawn before (whole decades,
    so a slider drag repeats them); timed that way, "cold" (cache emptied before every update, a
    y range never seen), and as a full ``fig.canvas.draw()``.
+3. Execution time of each chapter notebook, top to bottom in a fresh kernel, against a notebook
+   that only runs the chapter's import cell and one ``glue`` in a fresh kernel: kernel start-up and
+   imports are the floor every reader pays, and myst-nb imports its glue machinery (nbformat,
+   jsonschema: about 1.4 s) only at the first ``glue`` call. Goal: at most 1.5 times.
 """
 
 import argparse
+import copy
+import pathlib
 import json
 import statistics
 import time
@@ -80,11 +86,37 @@ def bench_widget(repeat=40):
             "redraw_only_median_ms": timed(lambda: one_update(fig.fig.canvas.draw), repeat) * 1e3}
 
 
+def bench_chapters(repeat=3):
+    import nbformat
+    from nbclient import NotebookClient
+
+    def run(nb):
+        start = time.perf_counter()
+        NotebookClient(copy.deepcopy(nb), timeout=600, kernel_name="python3").execute()
+        return time.perf_counter() - start
+
+    out = {}
+    for path in sorted(pathlib.Path(__file__).resolve().parents[1].glob("notebooks/*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        imports = copy.deepcopy(nb)
+        # the import cell: the first code cell after the hidden install cell that imports the library
+        first = next(c for c in nb.cells[1:] if c.cell_type == "code" and "import roofline" in c.source)
+        imports.cells = [copy.deepcopy(first),
+                         nbformat.v4.new_code_cell('glue("_import", 0, display=False)')]
+        chapter = statistics.median(run(nb) for _ in range(repeat))
+        floor = statistics.median(run(imports) for _ in range(repeat))
+        out[path.stem] = {"chapter_s": chapter, "imports_only_s": floor, "ratio": chapter / floor}
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--no-chapters", action="store_true", help="skip executing the chapter notebooks")
     args = ap.parse_args()
     res = {**bench_grid(), **bench_widget()}
+    if not args.no_chapters:
+        res["chapters"] = bench_chapters()
     if args.json:
         print(json.dumps(res, indent=2))
         return
@@ -94,6 +126,9 @@ def main():
     print(f"widget update (update + render + PNG for the Image widget): {res['widget_update_median_ms']:.1f} ms "
           f"median (target <= 50); cold, a y range never drawn: {res['widget_update_cold_median_ms']:.1f} ms; "
           f"update + full canvas.draw: {res['redraw_only_median_ms']:.1f} ms")
+    for name, r in res.get("chapters", {}).items():
+        print(f"{name}: executes in {r['chapter_s']:.1f} s against {r['imports_only_s']:.1f} s for its imports "
+              f"alone: {r['ratio']:.2f}x (goal <= 1.5)")
 
 
 if __name__ == "__main__":
