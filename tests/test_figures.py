@@ -74,7 +74,9 @@ def test_memory_wall_starts_where_the_kv_cache_stops_fitting():
     fig = DecodeFigure(LECTURE, len_ctx=100_000, marker_batch=5000)
     assert "does NOT fit" in fig.label.get_text()
     fig.update(len_ctx=256)
-    assert "fits in HBM" in fig.label.get_text() and fig.latency["wall"].get_width() == 0  # wall beyond the axis
+    assert "KV fits" in fig.label.get_text() and fig.latency["wall"].get_width() == 0  # wall beyond the axis
+    short = draw_latency(Figure().subplots(), LECTURE, BATCH, len_ctx=256)["wall"]
+    assert short.get_label() == "_nolegend_"  # no shaded region to name at a short context
 
 
 def test_refined_lines_show_experts_touched_where_the_model_has_expert_shapes():

@@ -131,3 +131,18 @@ def test_non_string_name_and_bad_fields_raise():
         dataclasses.replace(m, precision="fp4")  # H100 publishes no FP4 rate
     with pytest.raises(ValueError, match="unknown hardware"):
         dataclasses.replace(m, hardware_key="H800")
+
+
+def test_speed_cost_pairs_by_hand():
+    """InferenceX, B200, DeepSeek-R1 FP8: 4,792 tok/s per GPU at 42 tok/s per user, 1,020 at 71: 1.69x the speed
+    for 4.70x the cost per token. MLPerf v5.1 GB300 x 72: Offline 420,659, Server 209,328 tok/s: 2.01x."""
+    b200 = measured.SPEED_COST.get("inferencex-b200")
+    assert b200.speedup() == pytest.approx(71 / 42) and b200.cost_ratio() == pytest.approx(4792 / 1020)
+    gb300 = measured.SPEED_COST.get("MLPerf v5.1 GB300 R1")
+    assert gb300.speedup() is None
+    assert gb300.cost_ratio() == pytest.approx(420_659 / 209_328, rel=1e-5)  # per-chip values rounded
+    assert gb300.slow_tok_s_per_chip == pytest.approx(420_659 / 72, abs=0.01)
+    for p in measured.SPEED_COST:
+        assert p.cost_ratio() >= 1 and p.source and p.confidence in ("high", "medium", "low")
+    with pytest.raises(ValueError, match="fast point must not have the higher throughput"):
+        dataclasses.replace(b200, fast_tok_s_per_chip=5000.0)

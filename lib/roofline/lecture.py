@@ -21,7 +21,7 @@ Chapters are dictionaries keyed by a short name: ``CH1`` for chapter 1
 
 >>> c = CH1["hardware_ratio"]
 >>> print(f"{c.value:g} ({c.unit}) at {c.timestamp}: {c.said}")
-300 (FLOPs x bytes per weight / (bytes/s)) at 00:18:32: "on most GPUs, this ends up being somewhere around 300"
+300 (dimensionless: (multiplies/s x bytes per weight) / (bytes/s)) at 00:18:32: "on most GPUs, this ends up being somewhere around 300"
 >>> CH1["expert_sparsity"].value == CH1["experts_total"].value / CH1["experts_active"].value
 True
 """
@@ -65,7 +65,7 @@ CH1 = {
     "gpu_price": Claim(2, "USD per GPU-hour", "00:12:59", '"$2/hour per GPU or something like that"'),
     # The balance batch
     "fp4_bytes": Claim(0.5, "byte per weight", "00:18:09", '"each FP4 is half a byte"'),
-    "hardware_ratio": Claim(300, "FLOPs x bytes per weight / (bytes/s)", "00:18:32",
+    "hardware_ratio": Claim(300, "dimensionless: (multiplies/s x bytes per weight) / (bytes/s)", "00:18:32",
                             '"on most GPUs, this ends up being somewhere around 300"'),
     "experts_active": Claim(32, "experts", "00:19:16", '"in DeepSeek I activate 32 out of 256 experts"'),
     "experts_total": Claim(256, "experts", "00:19:16", '"in DeepSeek I activate 32 out of 256 experts"'),

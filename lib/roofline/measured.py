@@ -18,6 +18,13 @@ the Deployment gets ``batch_per_chip * n_chips`` sequences.
 >>> print(f"measured / roofline = {m.measured_over_roofline():.3f} (lecture's terms: "
 ...       f"{m.measured_over_roofline(refined=False):.3f})")
 measured / roofline = 0.200 (lecture's terms: 0.147)
+
+``SPEED_COST`` keeps published pairs of operating points of one system, a faster and a
+cheaper one, to set beside the roofline's own trade of speed for cost:
+
+>>> p = SPEED_COST.get("InferenceX B200 R1")
+>>> print(f"{p.speedup():.2f}x the speed for {p.cost_ratio():.1f}x the cost per token")
+1.69x the speed for 4.7x the cost per token
 """
 
 import dataclasses
@@ -122,3 +129,57 @@ def _from_row(r):
 REGISTRY = registry.Registry("measurements.csv", _from_row, "measurement")
 get = REGISTRY.get
 names = REGISTRY.names
+
+
+@dataclasses.dataclass(frozen=True)
+class SpeedCost:
+    """Two measured operating points of one serving system: a faster one and a cheaper one.
+
+    Throughput per chip at one price sets the cost per token, so the cost of the fast point
+    over the slow one is ``slow_tok_s_per_chip / fast_tok_s_per_chip``.
+    """
+
+    key: str
+    model_key: str
+    hardware_key: str
+    fast_point: str                    # what the faster point is (per-user speed, latency bound)
+    slow_point: str
+    fast_user_tok_s: float | None      # output tokens per second one user sees; None where unpublished
+    slow_user_tok_s: float | None
+    fast_tok_s_per_chip: float         # output tokens per second per chip
+    slow_tok_s_per_chip: float
+    source: str
+    confidence: str
+    notes: str = ""
+
+    def __post_init__(self):
+        for name in ("fast_tok_s_per_chip", "slow_tok_s_per_chip"):
+            _check.check_value(name, getattr(self, name), where="SpeedCost field")
+        if self.fast_tok_s_per_chip > self.slow_tok_s_per_chip:
+            raise ValueError(f"SpeedCost {self.key!r}: the fast point must not have the higher throughput")
+        hardware.get(self.hardware_key)
+        models.get(self.model_key)
+
+    def speedup(self):
+        """Per-user speed of the fast point over the slow one, or None where a speed is unpublished."""
+        if self.fast_user_tok_s is None or self.slow_user_tok_s is None:
+            return None
+        return self.fast_user_tok_s / self.slow_user_tok_s
+
+    def cost_ratio(self):
+        """Cost per token of the fast point over the slow one: slow throughput / fast throughput."""
+        return self.slow_tok_s_per_chip / self.fast_tok_s_per_chip
+
+
+def _speed_cost_row(r):
+    return SpeedCost(
+        key=r["key"], model_key=r["model"], hardware_key=r["hardware"], fast_point=r["fast_point"],
+        slow_point=r["slow_point"], fast_user_tok_s=registry.number(r["fast_user_tok_s"]),
+        slow_user_tok_s=registry.number(r["slow_user_tok_s"]),
+        fast_tok_s_per_chip=float(r["fast_tok_s_per_chip"]), slow_tok_s_per_chip=float(r["slow_tok_s_per_chip"]),
+        source=r["sources"], confidence=r["confidence"], notes=r["notes"],
+    )
+
+
+SPEED_COST = registry.Registry("speed_cost.csv", _speed_cost_row, "speed-cost measurement")
+"""Published pairs of operating points (faster vs cheaper) of real serving systems."""

@@ -70,7 +70,7 @@ class Table:
             row = list(row)
             if len(row) != len(self.columns):
                 raise ValueError(f"each row must have {len(self.columns)} cells; got {_check.short(row)}")
-            self.rows.append([c if isinstance(c, str) else format(c, f) for c, f in zip(row, formats)])
+            self.rows.append([c if isinstance(c, str) else _cell(c, f) for c, f in zip(row, formats)])
         self.numeric = [all(_looks_numeric(r[i]) for r in self.rows) for i in range(len(self.columns))]
         self.caption = caption
 
@@ -93,13 +93,23 @@ class Table:
                 f"<tbody>{body}</tbody></table>")
 
 
+def _cell(value, fmt):
+    """A number as text; infinity as the symbol (a balance that never comes, a batch that always fits)."""
+    try:
+        if value in (float("inf"), float("-inf")):
+            return "\u221e" if value > 0 else "-\u221e"
+    except TypeError:
+        pass
+    return format(value, fmt)
+
+
 def _looks_numeric(text):
     t = text.replace(",", "").replace("%", "").replace("x", "").replace("×", "").strip()
     try:
         float(t)
         return True
     except ValueError:
-        return t in ("inf", "-", "")
+        return t in ("inf", "-", "", "\u221e", "-\u221e")
 
 
 def glue_claims(chapter):

@@ -43,14 +43,20 @@ MEASURE_JS = """
 ([selectors, tolerance]) => {
   const seen = new Set();
   const wide = [];
+  // a block may also spill out of the text column without scrolling (overflow: visible): its right
+  // edge must not pass the column's
+  const column = document.querySelector("article.bd-article");
+  const columnRight = column ? column.getBoundingClientRect().right : Infinity;
   for (const selector of selectors) {
     for (const el of document.querySelectorAll(selector)) {
       if (seen.has(el) || el.closest("#pst-primary-sidebar, #pst-secondary-sidebar, .bd-header")) continue;
       seen.add(el);
       if (el.clientWidth === 0 && el.getClientRects().length === 0) continue;  // not displayed
-      if (el.scrollWidth > el.clientWidth + tolerance) {
+      const right = el.getBoundingClientRect().right;
+      if (el.scrollWidth > el.clientWidth + tolerance || right > columnRight + tolerance) {
         wide.push({selector, text: el.textContent.replace(/\\s+/g, " ").trim().slice(0, 70),
-                   scrollWidth: el.scrollWidth, clientWidth: el.clientWidth});
+                   scrollWidth: el.scrollWidth, clientWidth: el.clientWidth,
+                   pastColumn: Math.round(right - columnRight)});
       }
     }
   }
@@ -77,5 +83,6 @@ def wide_blocks(browser, base_url, docname):
 def test_nothing_wider_than_its_column(docname, browser, base_url):
     wide = wide_blocks(browser, base_url, docname)
     report = "\n".join(f"  {docname}  {w['selector']}  {w['text']!r}  "
-                       f"scrollWidth={w['scrollWidth']} clientWidth={w['clientWidth']}" for w in wide)
+                       f"scrollWidth={w['scrollWidth']} clientWidth={w['clientWidth']} "
+                       f"past the column by {w['pastColumn']} px" for w in wide)
     assert not wide, f"{docname}: {len(wide)} block(s) wider than their box at {VIEWPORT['width']} px:\n{report}"

@@ -89,10 +89,14 @@ def memory_wall(deployment, len_ctx):
     return float(_deployment(deployment).max_batch(len_ctx))
 
 
-def _wall_span(ax, wall, batch):
-    """Shade the batches whose KV cache does not fit (from ``wall`` to the axis' end)."""
+def _wall_span(ax, wall, batch, always_label=False):
+    """Shade the batches whose KV cache does not fit (from ``wall`` to the axis' end).
+
+    The span is in the legend only where it shows, unless ``always_label`` (a live figure's fixed key).
+    """
     lo = min(max(wall, batch[0]), batch[-1])
-    return ax.axvspan(lo, batch[-1], color=COLORS["wall"], lw=0, zorder=0, label="KV cache does not fit")
+    label = "KV cache does not fit" if always_label or lo < batch[-1] else "_nolegend_"
+    return ax.axvspan(lo, batch[-1], color=COLORS["wall"], lw=0, zorder=0, label=label)
 
 
 def _set_wall(span, wall, batch):
@@ -130,13 +134,18 @@ def _mark_balance(ax, deployment, len_ctx, terms, batch):
     return ax.plot(*xy, "o", color="black", ms=6, label="balance point", zorder=3)[0]
 
 
-def _draw_refined(ax, x, y):
+def _draw_refined(ax, x, y, suffix=""):
     return {
-        "weights_touched": ax.plot(x, y["weights"], color=COLORS["weights"], lw=1.5, ls=":",
-                                   label="weight fetch, experts touched")[0],
-        "total_refined": ax.plot(x, y["step"], color=COLORS["total"], lw=1.5, ls=":",
-                                 label="total, experts touched + attention FLOPs")[0],
+        "total_refined": ax.plot(x, y["step"], color="0.45", lw=2.5, ls="-.", zorder=2.5,
+                                 label="total, experts touched + attention FLOPs" + suffix)[0],
+        "weights_touched": ax.plot(x, y["weights"], color=COLORS["weights"], lw=2, ls=":", zorder=2.6,
+                                   label="weight fetch, experts touched" + suffix)[0],
     }
+
+
+def legend_below(ax, ncols=2):
+    """The axes' legend under the axes, where it covers no curve (a static figure's key)."""
+    return ax.legend(ncols=ncols, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)
 
 
 def _finish(ax, artists, deployment, x, len_ctx, terms, refined):
@@ -263,13 +272,15 @@ class DecodeFigure:
         self.cost = draw_cost(ax_c, deployment, self.batch, len_ctx)
         blank = {"weights": self.batch * np.nan, "step": self.batch * np.nan}  # filled in by update()
         for ax, artists in zip((ax_t, ax_c), (self.latency, self.cost)):
-            artists |= _draw_refined(ax, self.batch, blank)
+            artists |= _draw_refined(ax, self.batch, blank, suffix=" (option)")
+            artists["wall"].set_label("KV cache does not fit")  # the key is drawn once, for every state
         for ax in self.axes:
             log_axes(ax).set_xlim(lo, hi)
             ax.tick_params(labelsize=10)
             ax.xaxis.label.set_size(10)
             ax.yaxis.label.set_size(10)
-        self.markers = [ax.axvline(self.marker_batch, color="gray", lw=1, ls=":") for ax in self.axes]
+        self.markers = [ax.axvline(self.marker_batch, color="gray", lw=1, ls=":", label="batch B (label)")
+                        for ax in self.axes]
         self.label = ax_t.text(0.03, 0.97, "", transform=ax_t.transAxes, va="top", fontsize=10,
                                bbox=dict(facecolor="white", alpha=0.85, lw=0, pad=1))
         self.key = self._paste_key(ax_c)
@@ -315,9 +326,9 @@ class DecodeFigure:
             line.set_xdata([b, b])
         self.regime = d.regime(b, L)
         p = d.values
-        fits = "fits in HBM" if b <= wall else f"does NOT fit (max {wall:,.0f})"
-        self.label.set_text(f"{d.model.key} on {p['n_chips']:.0f} x {d.hardware.key}, {d.weight_precision}\n"
-                            f"B = {b:,.0f}, context {L:,.0f}: {self.regime}\nKV cache {fits}")
+        fits = "KV fits" if b <= wall else f"KV does NOT fit (max B {wall:,.0f})"
+        self.label.set_text(f"{d.model.key}\n{p['n_chips']:.0f} x {d.hardware.key}, {d.weight_precision}\n"
+                            f"B = {b:,.0f}, L = {L:,.0f}\n{self.regime}; {fits}")
         for ax, artists in zip(self.axes, (self.latency, self.cost)):
             ax.relim(visible_only=True)
             ax.autoscale_view(scalex=False)
