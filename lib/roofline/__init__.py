@@ -5,6 +5,7 @@ Modules, lowest first (each imports only modules above it in this list)
 symbols     the symbol table: sympy symbol, keyword, unit, meaning, chapter
 equations   an expression becomes a checked numeric function, registered once; variants
 decode      chapter 1: the decode-step equations
+moe         chapter 2: experts over the chips of a rack, the all-to-all, capacity bounds
 registry    one Registry class for the CSV tables; precisions
 hardware    accelerator chips with memory and network tiers, with sources
 models      model registry; experts and KV-cache bytes from the architecture
@@ -18,10 +19,10 @@ notebook    helpers every chapter notebook uses (glue, claims, deploy, the Colab
 check       self-check helper for exercises
 """
 
-from . import (check, decode, deployment, equations, figures, hardware, hf, lecture, measured, models, notebook,
-               prices, registry, symbols)
+from . import (check, decode, deployment, equations, figures, hardware, hf, lecture, measured, models, moe,
+               notebook, prices, registry, symbols)
 from .deployment import Deployment
 
 __all__ = ["Deployment", "check", "decode", "deployment", "equations", "figures", "hardware", "hf", "lecture",
-           "measured", "models", "notebook", "prices", "registry", "symbols"]
+           "measured", "models", "moe", "notebook", "prices", "registry", "symbols"]
 __version__ = "0.2.0"

@@ -153,7 +153,9 @@ class Deployment:
         sliding-window layers their values at a given context come from :meth:`kv_bytes_at` and
         :meth:`attn_flops_at`. A dense model has ``n_routed`` 0 and one "expert" of top-1.
         ``price`` is missing where the hardware has no published price and none was given;
-        ``n_routed`` where the model's expert shapes are unknown (the lecture's round model).
+        ``n_routed`` where the model's expert shapes are unknown (the lecture's round model);
+        network figures where the registry has none. ``hop_latency`` is the scale-up tier's;
+        pass the scale-out one for a layer that spans racks.
         """
         price = self.price_usd_per_hour or self.hardware.price_usd_per_hour
         out = {
@@ -170,6 +172,12 @@ class Deployment:
         if self.kv_precision in self.hardware.precisions():  # attention math at the cache's precision
             out["attn_flops_rate"] = self.hardware.flops(self.kv_precision)
         m = self.model
+        hw = self.hardware
+        out["act_bytes"] = registry.PRECISIONS[self.activation_precision]
+        for key, value in (("d_model", m.hidden_size), ("moe_layers", m.moe_layers), ("scaleup_bw", hw.scaleup_bw),
+                           ("scaleout_bw", hw.scaleout_bw), ("hop_latency", hw.scaleup_latency_s)):
+            if value:  # where the registry publishes it
+                out[key] = value
         if not m.routed_experts:
             out |= {"n_routed": 0.0, "n_experts": 1, "top_k": 1}
         else:

@@ -69,6 +69,9 @@ class Equation:
     infinite : str, optional
         Why the result may be infinite (e.g. "never compute-bound at or above the balance
         context"); without it an infinite result for finite input is an error.
+    zero : str, optional
+        Why the result may be zero for valid input (one chip sends nothing to the others); the
+        property tests hold every other equation to a positive result.
     requires : tuple
         Pairs of a sympy relational and a message: conditions between arguments (``top_k <= n_experts``) that every call must meet;
         a call that breaks one raises ``ValueError`` with the message and the values.
@@ -83,6 +86,7 @@ class Equation:
     module: str = ""
     options: dict = dataclasses.field(default_factory=dict)
     requires: tuple = ()
+    zero: str | None = None
 
     def __post_init__(self):
         self.expr = sp.sympify(self.expr)
@@ -150,12 +154,12 @@ class Equation:
         """This equation rebuilt under variant ``options`` (e.g. ``attention="sqrt"``).
 
         Options the equation's family does not know are ignored, so a caller can pass all of
-        a deployment's options to any equation.
+        a deployment's options to any equation; the axes not named keep this equation's own.
         """
         fam = _FAMILIES.get(self.module)
         if fam is None or self.name not in fam.defaults:
             return self
-        return fam.build(**options)[self.name]
+        return fam.build(**(self.options | options))[self.name]  # axes not named keep this equation's
 
     def subs(self, mapping):
         """The expression with ``mapping`` (symbol or keyword -> value) substituted."""
@@ -174,6 +178,7 @@ class Spec:
     dimension: sp.Expr = None
     infinite: str | None = None
     requires: tuple = ()
+    zero: str | None = None
 
 
 class _Family:
@@ -191,7 +196,8 @@ class _Family:
         if key not in self.cache:
             specs = self.builder(**chosen)
             self.cache[key] = {name: Equation(name, s.expr, s.unit, s.doc, s.dimension, s.infinite,
-                                              module=self.module, options=dict(chosen), requires=s.requires)
+                                              module=self.module, options=dict(chosen), requires=s.requires,
+                                              zero=s.zero)
                                for name, s in specs.items()}
         return self.cache[key]
 

@@ -75,6 +75,22 @@ attn_flops = _declare("a", "attn_flops", "FLOP/token", 1,
 attn_flops_rate = _declare("F_a", "attn_flops_rate", "FLOP/s per chip", 1 / u.second,
                            "dense matrix throughput of one chip at the attention (KV-cache) precision", 1)
 
+# -- chapter 2: experts over the GPUs of a rack, and the all-to-all between them -----------------
+d_model = _declare("D", "d_model", "values per token", 1, "width of the residual stream (hidden size)", 2)
+act_bytes = _declare("b_a", "act_bytes", "byte/value", u.byte,
+                     "bytes of one activation value sent between chips (dispatch and combine averaged)", 2)
+moe_layers = _declare("ell", "moe_layers", "layers", 1, "layers with a mixture-of-experts FFN", 2)
+n_racks = _declare("R_k", "n_racks", "racks", 1, "scale-up domains (racks) one expert layer spans", 2)
+scaleup_bw = _declare("W_up", "scaleup_bw", "byte/s per chip", u.byte / u.second,
+                      "scale-up network (NVLink, ICI) bandwidth of one chip, one direction", 2)
+scaleout_bw = _declare("W_out", "scaleout_bw", "byte/s per chip", u.byte / u.second,
+                       "scale-out network (NIC) bandwidth of one chip, one direction", 2)
+hop_latency = _declare("tau", "hop_latency", "s", u.second,
+                       "time one all-to-all waits on the network besides its bytes (the slower tier's)", 2)
+tok_rate = _declare("T", "tok_rate", "token/s per chip", 1 / u.second,
+                    "output tokens per second each chip must serve (a throughput target)", 2)
+weight_share = _declare("f_w", "weight_share", "fraction", 1, "share of the domain's HBM given to weights", 2)
+
 t = sp.Symbol("t", positive=True)  # time of one decode step, s: printed in equations, never an argument
 
 TABLE = {q.keyword: q for q in _ROWS}

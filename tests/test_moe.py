@@ -1,0 +1,91 @@
+"""Chapter 2: expert placement, all-to-all bytes and time, capacity bounds, load imbalance.
+
+Each equation against hand arithmetic from the lecture's numbers and the registries' datasheet
+figures (GB200: NVLink 5 900 GB/s per direction, ConnectX-7 400 Gb/s = 50 GB/s; DeepSeek-V3:
+hidden size 7,168, top-8 of 256 experts, 58 MoE layers), and against a simulation of routing.
+"""
+
+import numpy as np
+import pytest
+
+from roofline import Deployment, hardware, models, moe
+
+V3 = models.get("DeepSeek-V3")
+GB200 = hardware.get("GB200")
+
+
+def test_experts_per_gpu_and_why_64_of_72():
+    """256 experts on 64 GPUs: 4 each (00:34:18); 72 does not divide 256, 64 does (00:34:00)."""
+    assert moe.experts_per_chip(n_experts=256, n_chips=64) == 4
+    assert moe.ep_chips(256, 72) == 64
+    assert moe.ep_chips(384, 72) == 64 and moe.ep_chips(128, 8) == 8 and moe.ep_chips(8, 72) == 8
+    with pytest.raises(ValueError, match="domain"):
+        moe.ep_chips(256, 0)
+    with pytest.raises(ValueError, match="whole numbers"):
+        moe.ep_chips(256, 7.5)
+
+
+def test_fractions_that_leave_the_chip_and_the_rack():
+    assert moe.remote_fraction(n_chips=64) == pytest.approx(63 / 64)
+    assert moe.cross_rack_fraction(n_racks=2) == 0.5  # "half" (00:39:39)
+    assert moe.cross_rack_fraction(n_racks=1) == 0
+
+
+def test_all_to_all_bytes_by_hand():
+    """6,400 sequences over 64 GPUs: 100 tokens each, 8 copies of 7,168 BF16 values, 63/64 of them remote:
+    100 x 8 x 7,168 x 2 x 63/64 = 11,289,600 bytes per phase per GPU; over two racks 5,734,400 cross."""
+    given = dict(batch=6400, n_chips=64, top_k=8, d_model=7168, act_bytes=2)
+    assert moe.a2a_bytes_per_chip(**given) == pytest.approx(11_289_600)
+    assert moe.cross_rack_bytes_per_chip(**given, n_racks=2) == pytest.approx(5_734_400)
+
+
+def test_all_to_all_time_on_one_rack_and_on_two():
+    """One rack: 11.29 MB over 900 GB/s = 12.54 us per phase, x 2 phases x 58 layers = 1.455 ms. Two racks:
+    5.73 MB over 50 GB/s = 114.7 us per phase (the in-rack 5.56 MB over NVLink takes 6.2 us at once),
+    13.30 ms a step: 9.1 times longer. Latency: 2 x 58 x 3.33 us = 0.386 ms."""
+    d = Deployment(V3, GB200, precision="fp4", n_chips=64)
+    one = d.evaluate(moe.a2a_bandwidth_time_s, batch=6400, n_racks=1)
+    two = d.evaluate(moe.a2a_bandwidth_time_s, batch=6400, n_racks=2)
+    assert one == pytest.approx(2 * 58 * 11_289_600 / 900e9)
+    assert two == pytest.approx(2 * 58 * 5_734_400 / 50e9)
+    assert d.evaluate(moe.a2a_latency_time_s, hop_latency=3.33e-6) == pytest.approx(2 * 58 * 3.33e-6)
+    assert d.evaluate(moe.network_ratio) == 18  # GB200: 900 GB/s NVLink over a 400 Gb/s NIC, per direction
+
+
+def test_network_ratio_per_generation():
+    """The lecture's "about 8x" (00:38:47): H100 450/50 = 9, GB300 900/100 = 9, GB200 900/50 = 18."""
+    got = {k: moe.network_ratio(scaleup_bw=hardware.get(k).scaleup_bw, scaleout_bw=hardware.get(k).scaleout_bw)
+           for k in ("H100", "GB200", "GB300")}
+    assert got == {"H100": 9, "GB200": 18, "GB300": 9}
+
+
+def test_step_with_communication_adds_or_hides_it():
+    d = Deployment(V3, GB200, precision="fp4", n_chips=64)
+    given = dict(batch=6400, len_ctx=2048, n_racks=2, hop_latency=3.33e-6)
+    core = d.step_time_s(6400, 2048)
+    comm = d.evaluate(moe.comm_time_s, **given)
+    assert d.evaluate(moe.step_with_comm_s, **given) == pytest.approx(core + comm)
+    hidden = moe.step_with_comm_s.under(overlap="full")
+    assert d.evaluate(hidden, **given) == pytest.approx(max(core, comm))
+    with pytest.raises(ValueError, match="n_racks must not exceed n_chips"):
+        d.evaluate(moe.comm_time_s, **(given | {"n_racks": 65}))
+
+
+def test_capacity_bounds_by_hand():
+    """GB200 in FP4 at 1,000 tokens/s per chip: 1e16 / (2 x 1,000) = 5e12 active parameters at most. Half of an
+    NVL72's 72 x 198.67 GB for FP4 weights: 0.5 x 72 x 198.67e9 / 0.5 = 14.3e12 total parameters."""
+    assert moe.max_active_params(flops=1e16, tok_rate=1000) == pytest.approx(5e12)
+    got = moe.max_total_params(weight_share=0.5, n_chips=72, hbm_bytes=GB200.hbm_bytes, bytes_per_param=0.5)
+    assert got == pytest.approx(72 * GB200.hbm_bytes)
+    with pytest.raises(ValueError, match="weight_share must be at most 1"):
+        moe.max_total_params(weight_share=1.5, n_chips=72, hbm_bytes=1e11, bytes_per_param=0.5)
+
+
+@pytest.mark.parametrize("batch, groups", [(64 * 256, 64), (64 * 16, 64), (512, 256), (4096, 8)])
+def test_imbalance_matches_a_simulation(batch, groups):
+    """The busiest group's load over the mean: the Gaussian approximation against 2,000 simulated steps."""
+    rng = np.random.default_rng(0)
+    loads = rng.multinomial(batch * 8, [1 / groups] * groups, size=2000)  # top-8 copies, uniform
+    simulated = float(np.mean(loads.max(axis=1)) / (batch * 8 / groups))
+    assert moe.imbalance(batch, 8, groups) == pytest.approx(simulated, rel=0.06)
+    assert moe.imbalance(batch, 8, 1) == 1.0
