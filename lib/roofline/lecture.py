@@ -105,4 +105,35 @@ CH1 = {
     "moe_active_gain": Claim(4, "x effective active parameters", "00:30:11", '"64x for 4x"'),
 }
 
-CHAPTERS = {1: CH1}
+# Chapter 2: how MoE models are laid out across GPU racks (00:32:09–00:47:12).
+CH2 = {
+    "routed_fraction": Claim(1 / 32, "of the experts", "00:32:38", 'the router picks "a small fraction of them, '
+                             'maybe 1 in 32"'),
+    "experts": Claim(256, "experts", "00:33:54", "DeepSeek's 256 experts per layer"),
+    "rack_gpus": Claim(72, "GPUs", "00:34:00", "a Blackwell rack of 72 GPUs"),
+    "used_gpus": Claim(64, "GPUs", "00:34:10", '"we\'re only going to use 64 of them. Just ignore the other eight"'),
+    "experts_per_gpu": Claim(4, "experts per GPU", "00:34:18", '"So we have four experts per GPU"'),
+    "experts_per_gpu_drawn": Claim(2, "experts per GPU", "00:34:25", '"let\'s just say we have two experts per GPU"'),
+    "rack_xpus": Claim(64, "GPUs or XPUs per rack", "00:37:20", '"which is typically about 64"'),
+    "hops": Claim(2, "hops", "00:38:35", '"in just two hops: going to the switch, going to the other GPU"'),
+    "network_ratio": Claim(8, "x (scale-up over scale-out bandwidth)", "00:38:47–00:39:35",
+                           '"it tends to be about 8x slower in bandwidth"'),
+    "cross_rack_share": Claim(0.5, "of the tokens", "00:39:39–00:40:10",
+                              '"half the tokens are going to want to leave the rack"'),
+    "domain_hopper": Claim(8, "GPUs", "00:40:47", 'Dwarkesh: "Hopper, which was 8"'),
+    "domain_blackwell": Claim(72, "GPUs", "00:40:47", 'Dwarkesh: "then Blackwell is 72"'),
+    "domain_rubin": Claim(500, "GPUs (\"500 and something\")", "00:40:55", '"Yeah, 500 and something"'),
+    "domain_from": Claim(64, "GPUs", "00:41:21", '"Switching from 64 to 500 or so"'),
+    "genuine_gain": Claim(4, "x", "00:41:21–00:41:38", '"there is at least a genuine 4x increase"'),
+    "trays_per_side": Claim(2, "trays", "00:42:04", '"two trays of GPUs on each side"'),
+    "cables_per_tray": Claim(2, "cables", "00:42:04", '"each tray wants to have two cables coming out of it"'),
+    "gpt4_params": Claim(1, "trillion parameters (more than)", "00:44:53",
+                         'Dwarkesh: GPT-4 "was rumored to be over one trillion parameters"'),
+    "big_model": Claim(5, "trillion parameters", "00:45:11", 'Dwarkesh: "a five-trillion parameter model"'),
+    "hopper_domain_memory": Claim(640, "GB", "00:45:30", 'Dwarkesh: "eight Hoppers, and I think that\'s 640 '
+                                  'gigabytes"'),
+    "blackwell_domain_memory": Claim((10, 20), "TB", "00:45:44", 'Dwarkesh: "a scale-up on the order of 10-20 '
+                                     'terabytes, which is enough for a 5T model plus KV cache"'),
+}
+
+CHAPTERS = {1: CH1, 2: CH2}

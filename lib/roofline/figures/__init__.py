@@ -5,6 +5,8 @@ equations through a :class:`~roofline.Deployment`. They use matplotlib only; the
 notebooks put them under ipywidgets controls.
 
 decode      chapter 1: step time and cost per token against batch size
+moe         chapter 2: the lecture's rack diagrams, and the step with the all-to-all
+live        what every live figure shares: a cached background, a PNG for a widget
 """
 
 STYLE = {
@@ -16,6 +18,6 @@ STYLE = {
 690 px at a 1280-px window), so no text is shrunk below 10 pt (``plt.rcParams.update(STYLE)`` in each
 chapter's first cell)."""
 
-from . import decode  # noqa: E402
+from . import decode, live, moe  # noqa: E402
 
-__all__ = ["STYLE", "decode"]
+__all__ = ["STYLE", "decode", "live", "moe"]

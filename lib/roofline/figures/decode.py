@@ -14,8 +14,6 @@ fast enough to follow a slider. This module uses matplotlib only (no widgets).
 'compute-bound'
 """
 
-import io
-
 import numpy as np
 from matplotlib import ticker
 from matplotlib.backend_bases import FigureCanvasBase
@@ -25,6 +23,7 @@ from matplotlib.offsetbox import AnnotationBbox, OffsetImage
 
 from .. import _check, decode
 from ..deployment import Deployment
+from .live import LiveFigure
 
 MS = 1e3          # s -> ms
 PER_MILLION = 1e6  # USD/token -> USD per million tokens
@@ -224,7 +223,7 @@ def draw_cost(ax, deployment, batch, len_ctx, refined=False):
     return artists
 
 
-class DecodeFigure:
+class DecodeFigure(LiveFigure):
     """Latency and cost per token against batch, side by side, updated in place.
 
     Parameters
@@ -362,40 +361,3 @@ class DecodeFigure:
         arts = [a for group in (self.latency, self.cost) for a in group.values()] + self.markers + [self.label]
         arts += [sp for ax in self.axes for sp in ax.spines.values()]  # redrawn over the grey wall
         return sorted(arts, key=lambda a: a.get_zorder())
-
-    def render(self):
-        """Draw the figure into its Agg canvas, reusing the background of earlier frames.
-
-        The axes, ticks, labels and key are drawn once for each pair of y ranges (whole
-        decades, so they repeat) and cached; a frame restores them and draws the lines.
-        Returns the canvas' RGBA buffer.
-        """
-        canvas = self.fig.canvas
-        key = tuple(ax.get_ylim() for ax in self.axes)
-        if not hasattr(self, "_backgrounds"):
-            self._backgrounds = {}
-        background = self._backgrounds.get(key)
-        if background is None or canvas.get_width_height() != self._size:
-            dynamic = self._dynamic()
-            shown = [a.get_visible() for a in dynamic]
-            for a in dynamic:
-                a.set_visible(False)
-            canvas.draw()
-            for a, v in zip(dynamic, shown):
-                a.set_visible(v)
-            if len(self._backgrounds) >= 16:
-                self._backgrounds.clear()
-            background = self._backgrounds[key] = canvas.copy_from_bbox(self.fig.bbox)
-            self._size = canvas.get_width_height()
-        canvas.restore_region(background)
-        for a in self._dynamic():
-            self.fig.draw_artist(a)
-        return canvas.buffer_rgba()
-
-    def to_png(self):
-        """The figure as PNG bytes, e.g. for an ``ipywidgets.Image`` (renders it once)."""
-        from PIL import Image  # matplotlib's own dependency
-
-        buf = io.BytesIO()
-        Image.fromarray(np.asarray(self.render())).save(buf, format="png", compress_level=1)  # a widget frame
-        return buf.getvalue()

@@ -1,0 +1,257 @@
+"""Figures of chapter 2: the lecture's diagrams of an MoE layer over a rack, and the step with communication.
+
+The ``draw_*`` diagrams redraw the blackboard (00:32:08-00:42:38) with matplotlib
+patches: an MoE layer, expert parallelism, a layer split over two racks, the NVL72
+switch topology and the cable-density argument. :func:`draw_step_parts` and
+:class:`MoeFigure` plot a deployment's decode step against batch size with the
+all-to-all of :mod:`roofline.moe` beside chapter 1's three terms. Every number comes
+from the library; this module uses matplotlib only.
+
+>>> from roofline import Deployment, hardware, models
+>>> d = Deployment(models.get("DeepSeek-V3"), hardware.get("GB200"), n_chips=64, price_usd_per_hour=2.0)
+>>> fig = MoeFigure(d, len_ctx=2048, marker_batch=4096)
+>>> fig.update(n_racks=2)
+'communication'
+"""
+
+import numpy as np
+from matplotlib.backend_bases import FigureCanvasBase
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
+
+from .. import _check, moe
+from ..deployment import Deployment
+from .decode import COLORS, MS, legend_below, log_axes, memory_wall  # noqa: F401 (legend_below: for chapter 2)
+from .live import LiveFigure
+
+COMM = "tab:orange"
+GPU_FILL, SWITCH_FILL, EXPERT_FILL = "#dbe9f6", "#f3d9c4", "#e6f2df"
+
+
+# -- the blackboard diagrams -------------------------------------------------------------------
+def _box(ax, x, y, w, h, text="", fill="white", fs=9, **kw):
+    ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.02", fc=fill, ec="0.3", lw=1, **kw))
+    if text:
+        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=fs)
+
+
+def _arrow(ax, a, b, color="0.3", lw=1.0, style="-|>", **kw):
+    ax.add_patch(FancyArrowPatch(a, b, arrowstyle=style, mutation_scale=9, color=color, lw=lw, **kw))
+
+
+def _blank(ax, xlim, ylim):
+    ax.set(xlim=xlim, ylim=ylim, aspect="equal")
+    ax.axis("off")
+    return ax
+
+
+def draw_moe_layer(ax, n_experts=8, chosen=(1, 4, 6)):
+    """One MoE layer (00:32:08): router, a row of experts (each an MLP), the sum, and the residual path."""
+    _blank(ax, (-1.5, n_experts + 1.5), (-0.3, 6.2))
+    _box(ax, n_experts / 2 - 1, 0, 2, 0.6, "token", fs=10)
+    _box(ax, n_experts / 2 - 1, 1.3, 2, 0.6, "router", fill=SWITCH_FILL, fs=10)
+    _arrow(ax, (n_experts / 2, 0.6), (n_experts / 2, 1.3))
+    for e in range(n_experts):
+        used = e in chosen
+        _box(ax, e + 0.1, 2.7, 0.8, 1.2, "MLP" if used else "", fill=EXPERT_FILL if used else "white", fs=8)
+        if used:
+            _arrow(ax, (n_experts / 2, 1.9), (e + 0.5, 2.7), color=COMM)
+            _arrow(ax, (e + 0.5, 3.9), (n_experts / 2, 4.7), color=COMM)
+    ax.text(-0.2, 3.3, "experts", ha="right", va="center", fontsize=9)
+    _box(ax, n_experts / 2 - 0.5, 4.7, 1, 0.5, "+ sum", fs=9)
+    _arrow(ax, (n_experts / 2 - 1, 0.3), (n_experts / 2 - 0.5, 5.4), style="-|>",
+           connectionstyle="arc3,rad=-0.55", color="0.5", lw=1.2)
+    ax.text(-0.6, 5.7, "residual", fontsize=9, color="0.4")
+    _box(ax, n_experts / 2 - 0.5, 5.5, 1, 0.5, "+", fs=10)
+    _arrow(ax, (n_experts / 2, 5.2), (n_experts / 2, 5.5))
+    return ax
+
+
+def draw_expert_parallel(ax, n_gpus=4, per_gpu=2, n_racks=1):
+    """Expert parallelism (00:33:46): experts grouped by GPU, the same GPUs routing tokens all-to-all;
+    with ``n_racks=2``, a rack boundary through the middle (00:36:01) and the traffic that crosses it."""
+    n = n_gpus * per_gpu
+    _blank(ax, (-0.6, n + 0.6), (-0.5, 5.2))
+    for g in range(n_gpus):
+        x = g * per_gpu
+        ax.add_patch(Rectangle((x + 0.05, -0.2), per_gpu - 0.1, 4.9, fc=GPU_FILL, ec="0.5", lw=1, zorder=0))
+        ax.text(x + per_gpu / 2, 4.85, f"GPU {g}", ha="center", fontsize=9)
+        _box(ax, x + 0.2, 0.2, per_gpu - 0.4, 0.6, "router", fill=SWITCH_FILL, fs=8)
+        for e in range(per_gpu):
+            _box(ax, x + e + 0.15, 3.0, 0.7, 0.9, f"E{x + e}", fill=EXPERT_FILL, fs=8)
+    rng = np.random.default_rng(2)
+    for g in range(n_gpus):
+        for dest in rng.choice(n, size=2, replace=False):
+            src = g * per_gpu + per_gpu / 2
+            crosses = n_racks > 1 and (g < n_gpus / 2) != (dest < n / 2)
+            _arrow(ax, (src, 0.8), (dest + 0.5, 3.0), color="tab:red" if crosses else COMM, lw=1.6 if crosses else 1)
+    if n_racks > 1:
+        ax.axvline(n / 2, color="tab:red", lw=2, ls="--")
+        ax.text(n / 2 + 0.1, 2.2, "rack\nboundary", color="tab:red", fontsize=9)
+    return ax
+
+
+def draw_nvl72(ax, n_gpus=8, n_switches=3):
+    """The rack (00:37:55): GPUs on the outside, NVSwitches in the middle, every GPU cabled to every
+    switch (the scale-up network, two hops GPU to GPU), and a slower NIC per GPU to the data-center switch."""
+    _blank(ax, (-0.5, 10.5), (-0.5, 7.6))
+    half = n_gpus // 2
+    for side, x in ((0, 0.0), (1, 8.6)):
+        for i in range(half):
+            y = 0.3 + i * 1.45
+            _box(ax, x, y, 1.4, 0.9, "GPU", fill=GPU_FILL, fs=8)
+            for s in range(n_switches):
+                sy = 1.2 + s * 1.8
+                a = (x + 1.4, y + 0.45) if side == 0 else (x, y + 0.45)
+                ax.plot([a[0], 5.0], [a[1], sy + 0.4], color="tab:green", lw=0.7, alpha=0.8)
+            _arrow(ax, (x + 0.7, y + 0.9), (x + 0.7 + (0.6 if side == 0 else -0.6), 7.0), color="0.6", lw=0.6,
+                   style="-")
+    for s in range(n_switches):
+        _box(ax, 4.2, 1.0 + s * 1.8, 1.6, 0.8, "NVSwitch", fill=SWITCH_FILL, fs=8, zorder=3)
+    _box(ax, 3.0, 6.9, 4.0, 0.6, "data-center switch (scale-out, via NICs)", fill="white", fs=8)
+    ax.text(5.0, -0.35, "green: NVLink, the scale-up network (all-to-all, two hops)", ha="center", fontsize=8,
+            color="tab:green")
+    return ax
+
+
+def draw_cable_density(ax, trays_per_side=2, cables_per_tray=2):
+    """Cable density (00:41:51): switches in the middle, trays of GPUs on each side, each tray's cables
+    running to the switches. Twice the GPUs per rack is twice the cables through the same backplane."""
+    _blank(ax, (-0.5, 9.5), (-0.3, 6.5))
+    h = 5.8 / trays_per_side
+    for side, x in ((0, 0.0), (1, 7.0)):
+        for t in range(trays_per_side):
+            y = 0.2 + t * h
+            _box(ax, x, y, 2.0, h * 0.7, "GPU tray", fill=GPU_FILL, fs=8)
+            for c in range(cables_per_tray):
+                cx = x + 2.0 + 0.5 * (c + 1) / (cables_per_tray + 1) if side == 0 else x - 0.5 * (c + 1) / (
+                    cables_per_tray + 1)
+                ax.plot([cx, cx], [y + 0.1, 6.1], color="tab:green", lw=1)
+    _box(ax, 3.2, 0.2, 2.6, 5.9, "switches", fill=SWITCH_FILL, fs=9)
+    ax.text(4.5, -0.25, f"{2 * trays_per_side * cables_per_tray} vertical cables", ha="center", fontsize=9)
+    return ax
+
+
+# -- the step with communication -----------------------------------------------------------------
+def step_parts(deployment, batch, len_ctx, n_racks=1, hop_latency=None):
+    """Compute, weights + KV (memory), all-to-all and the step with it (added, and hidden), ms, over ``batch``.
+
+    ``hop_latency``: seconds; default the deployment's (its scale-up tier's, where published; else 0).
+    """
+    if not isinstance(deployment, Deployment):
+        raise ValueError(f"deployment must be a roofline.Deployment; got {_check.short(deployment)}")
+    b = _check.check_value("batch", batch)
+    tau = hop_latency if hop_latency is not None else deployment.values.get("hop_latency", 0.0)
+    given = dict(batch=b, len_ctx=len_ctx, n_racks=n_racks, hop_latency=tau)
+    t = deployment.terms(b, len_ctx)
+    out = {"compute": t["compute"], "weights": t["weights"], "kv": t["kv"], "memory": t["memory"],
+           "comm": deployment.evaluate(moe.comm_time_s, **given),
+           "step": deployment.evaluate(moe.step_with_comm_s, **given),
+           "hidden": deployment.evaluate(moe.step_with_comm_s.under(overlap="full"), **given)}
+    shape = np.shape(out["step"])
+    return {k: np.broadcast_to(v, shape) * MS for k, v in out.items()}
+
+
+def draw_step_parts(ax, deployment, batch, len_ctx, n_racks=1, hop_latency=None):
+    """Draw the step's parts against batch: chapter 1's compute and memory, the all-to-all, and the step
+    with the all-to-all added (bold) or hidden (dashed). Returns the artists by name."""
+    x = _check.check_value("batch", batch)
+    y = step_parts(deployment, x, len_ctx, n_racks, hop_latency)
+    art = {
+        "compute": ax.plot(x, y["compute"], color=COLORS["compute"], lw=1, label="compute")[0],
+        "memory": ax.plot(x, y["memory"], color=COLORS["memory"], lw=1, ls="--", label="weight + KV fetch")[0],
+        "comm": ax.plot(x, y["comm"], color=COMM, lw=1.5, label="all-to-all")[0],
+        "hidden": ax.plot(x, y["hidden"], color="0.45", lw=2, ls="-.", label="step, all-to-all hidden")[0],
+        "step": ax.plot(x, y["step"], color=COLORS["total"], lw=3, alpha=0.8, label="step, all-to-all added")[0],
+    }
+    wall = memory_wall(deployment, len_ctx)
+    lo = min(max(wall, x[0]), x[-1])
+    art["wall"] = ax.axvspan(lo, x[-1], color=COLORS["wall"], lw=0, zorder=0,
+                             label="KV cache does not fit" if lo < x[-1] else "_nolegend_")
+    ax.set_xlabel("batch size (sequences)")
+    ax.set_ylabel("time per decode step (ms)")
+    return art
+
+
+class MoeFigure(LiveFigure):
+    """The step with communication against batch, one panel, updated in place for a widget.
+
+    Parameters
+    ----------
+    deployment : Deployment
+        The expert-parallel group: ``n_chips`` chips over ``n_racks`` racks.
+    len_ctx : float
+        Context length, tokens.
+    n_racks : int
+        Racks one expert layer spans.
+    marker_batch : float
+        Batch marked with a vertical line; the label names what sets the step there.
+    hop_latency : float, optional
+        Seconds per all-to-all; default the deployment's.
+    """
+
+    def __init__(self, deployment, len_ctx, n_racks=1, marker_batch=4096, hop_latency=None, *,
+                 batch_range=(1, 1e5), n_points=100, figsize=(7.0, 4.4), dpi=100):
+        lo, hi = (_check.check_value("batch_range", v) for v in batch_range)
+        if not lo < hi:
+            raise ValueError(f"batch_range must be (low, high) with low < high; got {batch_range!r}")
+        self.batch = np.geomspace(lo, hi, int(_check.check_value("n_points", n_points)))
+        self.fig = Figure(figsize=figsize, dpi=dpi)
+        FigureCanvasAgg(self.fig)
+        ax = self.fig.subplots()
+        self.axes = (ax,)
+        self.fig.subplots_adjust(left=0.11, right=0.98, bottom=0.33, top=0.97)
+        self.deployment, self.len_ctx, self.n_racks = deployment, len_ctx, n_racks
+        self.marker_batch, self.hop_latency = marker_batch, hop_latency
+        self.parts = draw_step_parts(ax, deployment, self.batch, len_ctx, n_racks, hop_latency)
+        self.parts["wall"].set_label("KV cache does not fit")
+        log_axes(ax).set_xlim(lo, hi)
+        ax.tick_params(labelsize=10)
+        self.marker = ax.axvline(marker_batch, color="gray", lw=1, ls=":", label="batch B (label)")
+        self.fig.legend(*ax.get_legend_handles_labels(), loc="lower center", ncols=3, fontsize=9, frameon=False)
+        self.label = ax.text(0.03, 0.97, "", transform=ax.transAxes, va="top", fontsize=10,
+                             bbox=dict(facecolor="white", alpha=0.85, lw=0, pad=1))
+        self.update()
+
+    def update(self, deployment=None, len_ctx=None, n_racks=None, marker_batch=None, hop_latency=None):
+        """Redraw with any input changed; returns what sets the step at the marker: 'compute',
+        'memory' or 'communication' (the largest of the three)."""
+        if deployment is not None:
+            if not isinstance(deployment, Deployment):
+                raise ValueError(f"deployment must be a roofline.Deployment; got {_check.short(deployment)}")
+            self.deployment = deployment
+        for name, value in (("len_ctx", len_ctx), ("n_racks", n_racks), ("marker_batch", marker_batch),
+                            ("hop_latency", hop_latency)):
+            if value is not None:
+                setattr(self, name, _check.check_value(name, value, "nonnegative" if name == "hop_latency"
+                                                       else "positive"))
+        d, L, b = self.deployment, self.len_ctx, self.marker_batch
+        y = step_parts(d, self.batch, L, self.n_racks, self.hop_latency)
+        for key in ("compute", "memory", "comm", "hidden", "step"):
+            self.parts[key].set_ydata(y[key])
+        wall = memory_wall(d, L)
+        lo = min(max(wall, self.batch[0]), self.batch[-1])
+        self.parts["wall"].set_x(lo)
+        self.parts["wall"].set_width(self.batch[-1] - lo)
+        self.marker.set_xdata([b, b])
+        at = step_parts(d, np.array([b, b]), L, self.n_racks, self.hop_latency)
+        parts = {"compute": at["compute"][0], "memory": at["memory"][0], "communication": at["comm"][0]}
+        self.regime = max(parts, key=parts.get)
+        share = at["comm"][0] / at["step"][0]
+        fits = "KV fits" if b <= wall else "KV does NOT fit"
+        self.label.set_text(f"{d.model.key}, {d.n_chips_used} x {d.hardware.key} in {self.n_racks:g} rack(s)\n"
+                            f"B = {b:,.0f}, L = {L:,.0f}; {fits}\n"
+                            f"all-to-all {share:.0%} of the step (added)")
+        ax = self.axes[0]
+        top = max(y["step"].max(), y["comm"].max()) * 3
+        low = max(min(y["step"].min(), y["comm"].min()) / 30, top / 1e6)
+        ax.set_ylim(10.0 ** np.floor(np.log10(low)), 10.0 ** np.ceil(np.log10(top)), auto=None)
+        if type(self.fig.canvas).draw_idle is not FigureCanvasBase.draw_idle:
+            self.fig.canvas.draw_idle()
+        return self.regime
+
+    def _dynamic(self):
+        ax = self.axes[0]
+        arts = list(self.parts.values()) + [self.marker, self.label] + list(ax.spines.values())
+        return sorted(arts, key=lambda a: a.get_zorder())
