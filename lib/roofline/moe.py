@@ -13,6 +13,14 @@ scale-out network; the rest moves over the scale-up network. Both networks run a
 once, so each phase takes the longer of the two. Every all-to-all also waits a
 network latency ``tau`` besides its bytes.
 
+Dispatch variants
+-----------------
+``dispatch``: ``"per_copy"`` (the lecture's picture: every copy that leaves the rack
+crosses on its own, ``K (1 - 1/R_k)`` per token) or ``"per_rack"`` (a token crosses once
+to each other rack its experts live in and fans out there over NVLink, as DeepEP's
+normal kernels and DeepSeek's node-limited routing do: ``(R_k - 1)(1 - (1 - 1/R_k)^K)``
+crossings per token). The fan-out inside the receiving rack is left on NVLink's side.
+
 Overlap variants
 ----------------
 ``overlap``: ``"none"`` (communication adds to the step: ``max(compute, memory) +
@@ -42,7 +50,8 @@ from .symbols import (B, N_active, N_total, act_bytes, bytes_per_param, d_model,
                       moe_layers, n_chips, n_experts, n_racks, scaleout_bw, scaleup_bw, tok_rate, top_k,
                       weight_share)
 
-OVERLAP = ("none", "full")  # the variant axis, default first
+OVERLAP = ("none", "full")  # the variant axes, defaults first
+DISPATCH = ("per_copy", "per_rack")
 _S = u.second
 
 
@@ -59,14 +68,17 @@ def ep_chips(n_experts, domain):
     return max(d for d in range(1, min(e, g) + 1) if e % d == 0)
 
 
-def build(overlap="none"):
+def build(overlap="none", dispatch="per_copy"):
     """The chapter-2 equations under one variant, as {numeric function name: Spec}."""
     per_chip = B / n_chips                                   # tokens whose router sits on each chip (00:35:20)
     copies = per_chip * top_k * d_model * act_bytes          # bytes of one phase if every copy left the chip
     leave_chip = 1 - 1 / n_chips                             # uniform routing: a copy stays with prob. 1/G
     leave_rack = 1 - 1 / n_racks                             # ... leaves its rack with prob. 1 - 1/R_k (00:39:39)
     in_rack = copies * (1 / n_racks - 1 / n_chips)           # remote copies that stay in the rack
-    cross = copies * leave_rack                              # copies that cross the rack boundary
+    if dispatch == "per_copy":
+        cross = copies * leave_rack                          # copies that cross the rack boundary
+    else:  # one crossing per other rack the token's K experts touch
+        cross = per_chip * d_model * act_bytes * (n_racks - 1) * (1 - (1 - 1 / n_racks) ** top_k)
     phase = sp.Max(in_rack / scaleup_bw, cross / scaleout_bw)  # both networks at once; the slower sets it
     t_bw = 2 * moe_layers * phase                            # dispatch + combine in every MoE layer
     t_lat = 2 * moe_layers * hop_latency                     # each all-to-all waits the latency too
@@ -113,7 +125,7 @@ def build(overlap="none"):
     }
 
 
-EQUATIONS = equations.family(__name__, build, overlap=OVERLAP)
+EQUATIONS = equations.family(__name__, build, overlap=OVERLAP, dispatch=DISPATCH)
 
 experts_per_chip = EQUATIONS["experts_per_chip"]
 remote_fraction = EQUATIONS["remote_fraction"]
@@ -135,23 +147,38 @@ step_with_comm = step_with_comm_s.expr
 step_with_comm_hidden = step_with_comm_s.under(overlap="full").expr
 
 
+def expected_max_normal(n):
+    """Expected largest of ``n`` independent standard normal values (Blom's approximation).
+
+    ``Phi^-1((n - 0.375) / (n + 0.25))``: 2.34 for 64, 2.83 for 256 (the exact values are
+    2.34 and 2.83); 0 for one.
+    """
+    from statistics import NormalDist
+
+    import numpy as np
+
+    n = _check.check_value("n", n)
+    z = np.vectorize(lambda v: NormalDist().inv_cdf((v - 0.375) / (v + 0.25)))(n)
+    return z if np.ndim(z) else float(z)
+
+
 def imbalance(batch, top_k, n_groups):
     """Expected load of the busiest of ``n_groups`` (chips or experts) over the mean, uniform routing.
 
     Each of ``batch x top_k`` token copies lands on one of ``n_groups`` groups at random, so a
-    group's load is binomial with mean ``m = batch top_k / n_groups`` and variance
-    ``m (1 - 1/n_groups)``. The largest of ``n_groups`` such loads is about
-    ``m + sigma sqrt(2 ln n_groups)`` (the Gaussian approximation of the maximum), so the factor is
-    ``1 + sqrt(2 ln(n) (1 - 1/n) n / (batch top_k))``. One group has no imbalance.
+    group's load is binomial with mean ``m = batch top_k / n_groups`` and standard deviation
+    ``sigma = sqrt(m (1 - 1/n_groups))``. Treated as normal, the largest of ``n_groups`` loads is
+    about ``m + z_n sigma`` with ``z_n`` = :func:`expected_max_normal`, so the factor is
+    ``1 + z_n sqrt((1 - 1/n) n / (batch top_k))``. Good while the mean load is tens of copies or
+    more; below that the skew of small counts makes the busiest group busier still.
 
     >>> print(f"{imbalance(256 * 64, 8, 64):.3f}")
-    1.063
+    1.051
     """
     import numpy as np
 
     b = _check.check_value("batch", batch)
     k = _check.check_value("top_k", top_k)
     n = _check.check_value("n_groups", n_groups)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = 1 + np.sqrt(2 * np.log(n) * (1 - 1 / n) * n / (b * k))
+    out = 1 + expected_max_normal(n) * np.sqrt((1 - 1 / n) * n / (b * k))
     return out if np.ndim(out) else float(out)

@@ -32,8 +32,8 @@ COLORS = {"compute": "tab:red", "weights": "tab:blue", "kv": "tab:green", "memor
 
 
 def _short(x, _pos=None):
-    """Tick label without mathtext (faster to draw): 0.001, 1, 10k, 1M."""
-    for scale, suffix in ((1e6, "M"), (1e3, "k")):
+    """Tick label without mathtext (faster to draw): 0.001, 1, 10k, 1M, 10B, 1T."""
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
         if x >= scale:
             return f"{x / scale:g}{suffix}"
     return f"{x:g}"

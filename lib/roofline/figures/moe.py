@@ -48,23 +48,25 @@ def _blank(ax, xlim, ylim):
 
 def draw_moe_layer(ax, n_experts=8, chosen=(1, 4, 6)):
     """One MoE layer (00:32:08): router, a row of experts (each an MLP), the sum, and the residual path."""
-    _blank(ax, (-1.5, n_experts + 1.5), (-0.3, 6.2))
-    _box(ax, n_experts / 2 - 1, 0, 2, 0.6, "token", fs=10)
-    _box(ax, n_experts / 2 - 1, 1.3, 2, 0.6, "router", fill=SWITCH_FILL, fs=10)
-    _arrow(ax, (n_experts / 2, 0.6), (n_experts / 2, 1.3))
+    _blank(ax, (-2.2, n_experts + 0.6), (-0.3, 6.4))
+    mid = n_experts / 2
+    _box(ax, mid - 1, 0, 2, 0.6, "token", fs=10)
+    _box(ax, mid - 1, 1.3, 2, 0.6, "router", fill=SWITCH_FILL, fs=10)
+    _arrow(ax, (mid, 0.6), (mid, 1.3))
     for e in range(n_experts):
         used = e in chosen
-        _box(ax, e + 0.1, 2.7, 0.8, 1.2, "MLP" if used else "", fill=EXPERT_FILL if used else "white", fs=8)
+        _box(ax, e + 0.08, 2.7, 0.84, 1.2, "MLP" if used else "", fill=EXPERT_FILL if used else "white", fs=9)
         if used:
-            _arrow(ax, (n_experts / 2, 1.9), (e + 0.5, 2.7), color=COMM)
-            _arrow(ax, (e + 0.5, 3.9), (n_experts / 2, 4.7), color=COMM)
-    ax.text(-0.2, 3.3, "experts", ha="right", va="center", fontsize=9)
-    _box(ax, n_experts / 2 - 0.5, 4.7, 1, 0.5, "+ sum", fs=9)
-    _arrow(ax, (n_experts / 2 - 1, 0.3), (n_experts / 2 - 0.5, 5.4), style="-|>",
-           connectionstyle="arc3,rad=-0.55", color="0.5", lw=1.2)
-    ax.text(-0.6, 5.7, "residual", fontsize=9, color="0.4")
-    _box(ax, n_experts / 2 - 0.5, 5.5, 1, 0.5, "+", fs=10)
-    _arrow(ax, (n_experts / 2, 5.2), (n_experts / 2, 5.5))
+            _arrow(ax, (mid, 1.9), (e + 0.5, 2.7), color=COMM)
+            _arrow(ax, (e + 0.5, 3.9), (mid, 4.6), color=COMM)
+    ax.text(-0.1, 3.3, "experts", ha="right", va="center", fontsize=10)
+    _box(ax, mid - 0.6, 4.6, 1.2, 0.5, "sum", fs=10)
+    _box(ax, mid - 0.4, 5.6, 0.8, 0.5, "+", fs=11)
+    _arrow(ax, (mid, 5.1), (mid, 5.6))
+    # the residual path: around the left of the experts, into the final "+"
+    ax.plot([mid - 1, -1.6, -1.6, mid - 0.4], [0.3, 0.3, 5.85, 5.85], color="0.45", lw=1.4)
+    _arrow(ax, (mid - 0.9, 5.85), (mid - 0.4, 5.85), color="0.45", lw=1.4)
+    ax.text(-1.75, 3.0, "residual", rotation=90, ha="right", va="center", fontsize=10, color="0.35")
     return ax
 
 
@@ -72,64 +74,73 @@ def draw_expert_parallel(ax, n_gpus=4, per_gpu=2, n_racks=1):
     """Expert parallelism (00:33:46): experts grouped by GPU, the same GPUs routing tokens all-to-all;
     with ``n_racks=2``, a rack boundary through the middle (00:36:01) and the traffic that crosses it."""
     n = n_gpus * per_gpu
-    _blank(ax, (-0.6, n + 0.6), (-0.5, 5.2))
+    _blank(ax, (-0.4, n + 0.4), (-0.6, 5.8))
     for g in range(n_gpus):
         x = g * per_gpu
         ax.add_patch(Rectangle((x + 0.05, -0.2), per_gpu - 0.1, 4.9, fc=GPU_FILL, ec="0.5", lw=1, zorder=0))
-        ax.text(x + per_gpu / 2, 4.85, f"GPU {g}", ha="center", fontsize=9)
-        _box(ax, x + 0.2, 0.2, per_gpu - 0.4, 0.6, "router", fill=SWITCH_FILL, fs=8)
+        ax.text(x + per_gpu / 2, 4.85, f"GPU {g}", ha="center", fontsize=10)
+        _box(ax, x + 0.15, 0.2, per_gpu - 0.3, 0.6, "router", fill=SWITCH_FILL, fs=9)
         for e in range(per_gpu):
-            _box(ax, x + e + 0.15, 3.0, 0.7, 0.9, f"E{x + e}", fill=EXPERT_FILL, fs=8)
+            _box(ax, x + e + 0.12, 3.0, 0.76, 0.9, f"E{x + e}", fill=EXPERT_FILL, fs=9)
     rng = np.random.default_rng(2)
     for g in range(n_gpus):
         for dest in rng.choice(n, size=2, replace=False):
             src = g * per_gpu + per_gpu / 2
             crosses = n_racks > 1 and (g < n_gpus / 2) != (dest < n / 2)
-            _arrow(ax, (src, 0.8), (dest + 0.5, 3.0), color="tab:red" if crosses else COMM, lw=1.6 if crosses else 1)
+            _arrow(ax, (src, 0.8), (dest + 0.5, 3.0), color="tab:red" if crosses else COMM, lw=1.8 if crosses else 1)
     if n_racks > 1:
-        ax.axvline(n / 2, color="tab:red", lw=2, ls="--")
-        ax.text(n / 2 + 0.1, 2.2, "rack\nboundary", color="tab:red", fontsize=9)
+        ax.plot([n / 2, n / 2], [-0.5, 5.2], color="black", lw=2, ls="--")
+        ax.text(n / 4, 5.45, "rack 1", ha="center", fontsize=10)
+        ax.text(3 * n / 4, 5.45, "rack 2", ha="center", fontsize=10)
     return ax
 
 
 def draw_nvl72(ax, n_gpus=8, n_switches=3):
-    """The rack (00:37:55): GPUs on the outside, NVSwitches in the middle, every GPU cabled to every
-    switch (the scale-up network, two hops GPU to GPU), and a slower NIC per GPU to the data-center switch."""
-    _blank(ax, (-0.5, 10.5), (-0.5, 7.6))
+    """The rack (00:37:55), as a sketch: GPUs on the outside, NVSwitches in the middle, every GPU cabled to
+    every switch (the scale-up network, two hops GPU to GPU), and a slower NIC link from every GPU up to the
+    data-center switch (the scale-out network). A few GPUs and switches stand for 72 and 18."""
+    _blank(ax, (-0.6, 10.6), (-0.8, 8.2))
     half = n_gpus // 2
+    dc = (5.0, 7.3)
     for side, x in ((0, 0.0), (1, 8.6)):
         for i in range(half):
             y = 0.3 + i * 1.45
-            _box(ax, x, y, 1.4, 0.9, "GPU", fill=GPU_FILL, fs=8)
+            _box(ax, x, y, 1.4, 0.9, "GPU", fill=GPU_FILL, fs=9)
             for s in range(n_switches):
                 sy = 1.2 + s * 1.8
                 a = (x + 1.4, y + 0.45) if side == 0 else (x, y + 0.45)
-                ax.plot([a[0], 5.0], [a[1], sy + 0.4], color="tab:green", lw=0.7, alpha=0.8)
-            _arrow(ax, (x + 0.7, y + 0.9), (x + 0.7 + (0.6 if side == 0 else -0.6), 7.0), color="0.6", lw=0.6,
-                   style="-")
+                ax.plot([a[0], 4.3 if side == 0 else 5.7], [a[1], sy + 0.4], color="tab:green", lw=0.8, alpha=0.7)
+            # the NIC link leaves the outer edge of the GPU and runs up the side to the data-center switch
+            edge = x - 0.25 if side == 0 else x + 1.65
+            ax.plot([x if side == 0 else x + 1.4, edge, edge], [y + 0.45, y + 0.45, dc[1]], color="0.55", lw=0.8)
     for s in range(n_switches):
-        _box(ax, 4.2, 1.0 + s * 1.8, 1.6, 0.8, "NVSwitch", fill=SWITCH_FILL, fs=8, zorder=3)
-    _box(ax, 3.0, 6.9, 4.0, 0.6, "data-center switch (scale-out, via NICs)", fill="white", fs=8)
-    ax.text(5.0, -0.35, "green: NVLink, the scale-up network (all-to-all, two hops)", ha="center", fontsize=8,
-            color="tab:green")
+        _box(ax, 4.3, 1.2 + s * 1.8, 1.4, 0.8, "NVSwitch", fill=SWITCH_FILL, fs=9, zorder=3)
+    _box(ax, -0.45, dc[1], 10.5, 0.7, "data-center switch: scale-out network (NICs, grey)", fs=9)
+    ax.text(5.0, -0.6, "green: NVLink, the scale-up network (any GPU to any GPU in two hops)", ha="center",
+            fontsize=9, color="tab:green")
     return ax
 
 
-def draw_cable_density(ax, trays_per_side=2, cables_per_tray=2):
+def draw_cable_density(ax, trays_per_side=2, cables_per_tray=2, title=""):
     """Cable density (00:41:51): switches in the middle, trays of GPUs on each side, each tray's cables
     running to the switches. Twice the GPUs per rack is twice the cables through the same backplane."""
-    _blank(ax, (-0.5, 9.5), (-0.3, 6.5))
+    _blank(ax, (-0.3, 9.3), (-0.9, 7.0))
     h = 5.8 / trays_per_side
+    gap = 0.9 / (trays_per_side * cables_per_tray + 1)  # every cable its own lane between trays and switches
     for side, x in ((0, 0.0), (1, 7.0)):
         for t in range(trays_per_side):
             y = 0.2 + t * h
-            _box(ax, x, y, 2.0, h * 0.7, "GPU tray", fill=GPU_FILL, fs=8)
+            _box(ax, x, y, 2.0, h * 0.75, "GPUs" if trays_per_side > 2 else "GPU tray", fill=GPU_FILL, fs=9)
             for c in range(cables_per_tray):
-                cx = x + 2.0 + 0.5 * (c + 1) / (cables_per_tray + 1) if side == 0 else x - 0.5 * (c + 1) / (
-                    cables_per_tray + 1)
-                ax.plot([cx, cx], [y + 0.1, 6.1], color="tab:green", lw=1)
-    _box(ax, 3.2, 0.2, 2.6, 5.9, "switches", fill=SWITCH_FILL, fs=9)
-    ax.text(4.5, -0.25, f"{2 * trays_per_side * cables_per_tray} vertical cables", ha="center", fontsize=9)
+                lane = (t * cables_per_tray + c + 1) * gap
+                cx = x + 2.0 + lane if side == 0 else x - lane
+                ax.plot([x + 2.0 if side == 0 else x, cx], [y + 0.2 + 0.15 * c] * 2, color="tab:green", lw=1)
+                ax.plot([cx, cx], [y + 0.2 + 0.15 * c, 6.1], color="tab:green", lw=1)
+    _box(ax, 3.15, 0.2, 2.7, 5.9, "switches", fill=SWITCH_FILL, fs=10)
+    n = 2 * trays_per_side * cables_per_tray
+    ax.text(4.5, -0.55, f"{n} vertical cables", ha="center", fontsize=10)
+    if title:
+        ax.text(4.5, 6.55, title, ha="center", fontsize=10)
     return ax
 
 
@@ -201,7 +212,7 @@ class MoeFigure(LiveFigure):
         FigureCanvasAgg(self.fig)
         ax = self.fig.subplots()
         self.axes = (ax,)
-        self.fig.subplots_adjust(left=0.11, right=0.98, bottom=0.33, top=0.97)
+        self.fig.subplots_adjust(left=0.11, right=0.955, bottom=0.33, top=0.97)
         self.deployment, self.len_ctx, self.n_racks = deployment, len_ctx, n_racks
         self.marker_batch, self.hop_latency = marker_batch, hop_latency
         self.parts = draw_step_parts(ax, deployment, self.batch, len_ctx, n_racks, hop_latency)
@@ -238,11 +249,11 @@ class MoeFigure(LiveFigure):
         at = step_parts(d, np.array([b, b]), L, self.n_racks, self.hop_latency)
         parts = {"compute": at["compute"][0], "memory": at["memory"][0], "communication": at["comm"][0]}
         self.regime = max(parts, key=parts.get)
-        share = at["comm"][0] / at["step"][0]
+        share = at["comm"][0] / max(at["compute"][0], at["memory"][0])
         fits = "KV fits" if b <= wall else "KV does NOT fit"
         self.label.set_text(f"{d.model.key}, {d.n_chips_used} x {d.hardware.key} in {self.n_racks:g} rack(s)\n"
                             f"B = {b:,.0f}, L = {L:,.0f}; {fits}\n"
-                            f"all-to-all {share:.0%} of the step (added)")
+                            f"all-to-all = {share:.0%} of the step without it")
         ax = self.axes[0]
         top = max(y["step"].max(), y["comm"].max()) * 3
         low = max(min(y["step"].min(), y["comm"].min()) / 30, top / 1e6)
