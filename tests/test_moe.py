@@ -8,7 +8,7 @@ hidden size 7,168, top-8 of 256 experts, 58 MoE layers), and against a simulatio
 import numpy as np
 import pytest
 
-from roofline import Deployment, hardware, models, moe
+from roofline import Deployment, hardware, measured, models, moe
 
 V3 = models.get("DeepSeek-V3")
 GB200 = hardware.get("GB200")
@@ -114,3 +114,20 @@ def test_expected_maximum_of_normals():
     assert moe.expected_max_normal(64) == pytest.approx(2.34, abs=0.02)
     assert moe.expected_max_normal(256) == pytest.approx(2.83, abs=0.02)
     assert moe.expected_max_normal(1) == 0
+
+
+@pytest.mark.parametrize("key", measured.names())
+def test_measured_runs_stay_above_the_step_with_the_all_to_all(key):
+    """Each published run overlaps its all-to-all with compute, so max(chapter 1's refined step, all-to-all)
+    bounds its step from below: HGX runs send every copy through the NIC (n_racks = GPUs), the NVL72 run
+    stays on NVLink; FP8 dispatch + BF16 combine, 1.5 bytes per value."""
+    import dataclasses
+
+    m = measured.get(key)
+    d = dataclasses.replace(m.deployment(), activation_precision="bf16")
+    racks = m.n_chips if m.n_chips > m.hardware.scaleup_domain else 1
+    h100 = hardware.get("H100")
+    tier = "scaleout_latency_s" if racks > 1 else "scaleup_latency_s"
+    tau = getattr(m.hardware, tier) or getattr(h100, tier)
+    comm = d.evaluate(moe.comm_time_s, batch=m.batch, n_racks=racks, hop_latency=tau, act_bytes=1.5)
+    assert max(m.terms()["step"], comm) < m.measured_step_time_s()
