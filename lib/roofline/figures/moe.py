@@ -165,12 +165,15 @@ def step_parts(deployment, batch, len_ctx, n_racks=1, hop_latency=None):
 
 
 def draw_step_parts(ax, deployment, batch, len_ctx, n_racks=1, hop_latency=None):
-    """Draw the step's parts against batch: chapter 1's compute and memory, the all-to-all, and the step
-    with the all-to-all added (bold) or hidden (dashed). Returns the artists by name."""
+    """Draw the step's parts against batch: chapter 1's compute, weight fetch, KV fetch and their memory
+    sum, the all-to-all, and the step with the all-to-all added (bold) or hidden (dash-dot). Returns the
+    artists by name."""
     x = _check.check_value("batch", batch)
     y = step_parts(deployment, x, len_ctx, n_racks, hop_latency)
     art = {
         "compute": ax.plot(x, y["compute"], color=COLORS["compute"], lw=1, label="compute")[0],
+        "weights": ax.plot(x, y["weights"], color=COLORS["weights"], lw=1, label="weight fetch")[0],
+        "kv": ax.plot(x, y["kv"], color=COLORS["kv"], lw=1, label="KV fetch")[0],
         "memory": ax.plot(x, y["memory"], color=COLORS["memory"], lw=1, ls="--", label="weight + KV fetch")[0],
         "comm": ax.plot(x, y["comm"], color=COMM, lw=1.5, label="all-to-all")[0],
         "hidden": ax.plot(x, y["hidden"], color="0.45", lw=2, ls="-.", label="step, all-to-all hidden")[0],
@@ -203,7 +206,7 @@ class MoeFigure(LiveFigure):
     """
 
     def __init__(self, deployment, len_ctx, n_racks=1, marker_batch=4096, hop_latency=None, *,
-                 batch_range=(1, 1e5), n_points=100, figsize=(7.0, 4.4), dpi=100):
+                 batch_range=(1, 1e5), n_points=100, figsize=(7.0, 4.8), dpi=100):
         lo, hi = (_check.check_value("batch_range", v) for v in batch_range)
         if not lo < hi:
             raise ValueError(f"batch_range must be (low, high) with low < high; got {batch_range!r}")
@@ -212,7 +215,7 @@ class MoeFigure(LiveFigure):
         FigureCanvasAgg(self.fig)
         ax = self.fig.subplots()
         self.axes = (ax,)
-        self.fig.subplots_adjust(left=0.11, right=0.955, bottom=0.33, top=0.97)
+        self.fig.subplots_adjust(left=0.11, right=0.955, bottom=0.36, top=0.97)
         self.deployment, self.len_ctx, self.n_racks = deployment, len_ctx, n_racks
         self.marker_batch, self.hop_latency = marker_batch, hop_latency
         self.parts = draw_step_parts(ax, deployment, self.batch, len_ctx, n_racks, hop_latency)
@@ -239,7 +242,7 @@ class MoeFigure(LiveFigure):
                                                        else "positive"))
         d, L, b = self.deployment, self.len_ctx, self.marker_batch
         y = step_parts(d, self.batch, L, self.n_racks, self.hop_latency)
-        for key in ("compute", "memory", "comm", "hidden", "step"):
+        for key in ("compute", "weights", "kv", "memory", "comm", "hidden", "step"):
             self.parts[key].set_ydata(y[key])
         wall = memory_wall(d, L)
         lo = min(max(wall, self.batch[0]), self.batch[-1])
