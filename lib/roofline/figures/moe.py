@@ -22,7 +22,8 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
 from .. import _check, moe
 from ..deployment import Deployment
-from .decode import COLORS, MS, legend_below, log_axes, memory_wall  # noqa: F401 (legend_below: for chapter 2)
+from .decode import (COLORS, MS, _set_wall, _wall_span, legend_below, log_axes,  # noqa: F401 (legend_below:
+                     memory_wall)                                                  # for chapter 2's notebook)
 from .live import LiveFigure
 
 COMM = "tab:orange"
@@ -179,10 +180,7 @@ def draw_step_parts(ax, deployment, batch, len_ctx, n_racks=1, hop_latency=None)
         "hidden": ax.plot(x, y["hidden"], color="0.45", lw=2, ls="-.", label="step, all-to-all hidden")[0],
         "step": ax.plot(x, y["step"], color=COLORS["total"], lw=3, alpha=0.8, label="step, all-to-all added")[0],
     }
-    wall = memory_wall(deployment, len_ctx)
-    lo = min(max(wall, x[0]), x[-1])
-    art["wall"] = ax.axvspan(lo, x[-1], color=COLORS["wall"], lw=0, zorder=0,
-                             label="KV cache does not fit" if lo < x[-1] else "_nolegend_")
+    art["wall"] = _wall_span(ax, memory_wall(deployment, len_ctx), x)
     ax.set_xlabel("batch size (sequences)")
     ax.set_ylabel("time per decode step (ms)")
     return art
@@ -245,9 +243,7 @@ class MoeFigure(LiveFigure):
         for key in ("compute", "weights", "kv", "memory", "comm", "hidden", "step"):
             self.parts[key].set_ydata(y[key])
         wall = memory_wall(d, L)
-        lo = min(max(wall, self.batch[0]), self.batch[-1])
-        self.parts["wall"].set_x(lo)
-        self.parts["wall"].set_width(self.batch[-1] - lo)
+        _set_wall(self.parts["wall"], wall, self.batch)
         self.marker.set_xdata([b, b])
         at = step_parts(d, np.array([b, b]), L, self.n_racks, self.hop_latency)
         parts = {"compute": at["compute"][0], "memory": at["memory"][0], "communication": at["comm"][0]}
