@@ -64,7 +64,7 @@ def test_deployment_evaluates_any_registered_equation():
     d = Deployment(models.get("DeepSeek-V3"), hardware.get("GB200"))
     for eq in equations.REGISTRY.values():
         assert d.evaluate(eq, batch=64, len_ctx=4096, n_racks=2, hop_latency=3e-6, tok_rate=1e3,
-                          weight_share=0.5) >= 0
+                          weight_share=0.5, stage_layers=2, n_stages=4, n_micro=8, n_chunks=2) >= 0
     with pytest.raises(ValueError, match="needs batch"):
         d.evaluate(decode.step_time_s, len_ctx=4096)
     with pytest.raises(ValueError, match="registered roofline Equation"):
@@ -131,7 +131,7 @@ def test_check_never_raises(answer, expected, rel_tol, what):
 
 
 # -- the import graph flows one way -------------------------------------------------------------
-LAYERS = [("_check",), ("symbols",), ("equations",), ("decode",), ("moe",), ("registry",),
+LAYERS = [("_check",), ("symbols",), ("equations",), ("decode",), ("moe",), ("pipeline",), ("registry",),
           ("hardware", "models", "lecture", "prices"), ("hf",), ("deployment",), ("measured",), ("figures",),
           ("notebook",), ("check",)]
 
@@ -200,3 +200,11 @@ def test_overflow_is_an_error_even_where_inf_is_documented():
     with pytest.raises(ValueError, match="overflows"):
         decode.balance_context_tokens(n_active=1e300, flops=1e-10, mem_bw=1e10, kv_bytes=1)
     assert math.isinf(decode.balance_context_tokens(n_active=1, flops=1, mem_bw=1, kv_bytes=0))
+
+
+def test_symbol_names_are_unique():
+    """Two declarations with one sympy name would be one symbol: a chapter's M would be chapter 1's HBM."""
+    from roofline import symbols
+
+    names = [str(q.symbol) for q in symbols.TABLE.values()]
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)

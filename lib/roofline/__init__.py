@@ -6,6 +6,7 @@ symbols     the symbol table: sympy symbol, keyword, unit, meaning, chapter
 equations   an expression becomes a checked numeric function, registered once; variants
 decode      chapter 1: the decode-step equations
 moe         chapter 2: experts over the chips of a rack, the all-to-all, capacity bounds
+pipeline    chapter 3: the cut condition, pipeline bubbles, inference through P stages
 registry    one Registry class for the CSV tables; precisions
 hardware    accelerator chips with memory and network tiers, with sources
 models      model registry; experts and KV-cache bytes from the architecture
@@ -20,9 +21,9 @@ check       self-check helper for exercises
 """
 
 from . import (check, decode, deployment, equations, figures, hardware, hf, lecture, measured, models, moe,
-               notebook, prices, registry, symbols)
+               notebook, pipeline, prices, registry, symbols)
 from .deployment import Deployment
 
 __all__ = ["Deployment", "check", "decode", "deployment", "equations", "figures", "hardware", "hf", "lecture",
-           "measured", "models", "moe", "notebook", "prices", "registry", "symbols"]
+           "measured", "models", "moe", "notebook", "pipeline", "prices", "registry", "symbols"]
 __version__ = "0.2.0"

@@ -92,6 +92,13 @@ tok_rate = _declare("T", "tok_rate", "token/s per chip", 1 / u.second,
                     "output tokens per second each chip must serve (a throughput target)", 2)
 weight_share = _declare("f_w", "weight_share", "fraction", 1, "share of the domain's HBM given to weights", 2)
 
+# -- chapter 3: pipeline stages across racks ---------------------------------------------------
+stage_layers = _declare("ell_s", "stage_layers", "layers", 1, "MoE layers in one pipeline stage (between rack changes)",
+                        3)
+n_stages = _declare("P", "n_stages", "stages", 1, "pipeline stages (racks the layers are cut over)", 3)
+n_micro = _declare("m", "n_micro", "micro-batches", 1, "micro-batches in one training step", 3)
+n_chunks = _declare("v", "n_chunks", "chunks", 1, "model chunks per stage in an interleaved schedule", 3)
+
 t = sp.Symbol("t", positive=True)  # time of one decode step, s: printed in equations, never an argument
 
 TABLE = {q.keyword: q for q in _ROWS}

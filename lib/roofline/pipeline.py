@@ -1,0 +1,162 @@
+"""Pipeline parallelism: layers cut across racks (lecture chapter 3, 00:47:12-01:03:37).
+
+A pipeline cuts the layer stack between racks. At a cut each token is sent once, over
+the scale-out network; inside a stage, each of its MoE layers sends ``K`` copies of it
+out and back over the scale-up network (chapter 2). The cut costs less than the
+stage's own traffic once ``2 K ell_s (1 - 1/G) W_out / W_up >= 1``: the lecture's
+``1/8 x 2 x experts x layers >= 1`` (00:50:35-00:52:46), with the bandwidth ratio
+taken from the registry and the ``1 - 1/G`` of copies that leave their chip kept.
+
+In inference a stage hands its batch on and starts the next one, so a pipeline of
+``P`` stages has no bubble: each stage does ``1/P`` of the work, a token's latency is
+``P`` stage times plus ``P - 1`` hops, and the throughput is that of ``P G`` chips
+(00:56:40-00:58:09). In training the backward pass must wait for the forward pass of
+the whole batch: the *bubble*. :func:`schedule` builds the timeline of a schedule
+(GPipe, 1F1B) from its dependencies; the bubble fractions of ``build`` are the
+papers' closed forms, which the tests check against those timelines.
+
+>>> print(f"{cut_ratio(top_k=8, stage_layers=1, n_chips=64, scaleup_bw=900e9, scaleout_bw=50e9):.2f}")
+0.88
+>>> print(f"{bubble_fraction(n_stages=4, n_micro=4):.3f}")
+0.429
+"""
+
+import dataclasses
+
+import sympy as sp
+from sympy.physics import units as u
+
+from . import _check, decode, equations
+from .equations import Spec
+from .symbols import (B, act_bytes, d_model, hop_latency, n_chips, n_chunks, n_micro, n_stages, scaleout_bw,
+                      scaleup_bw, stage_layers, top_k)
+
+SCHEDULES = ("gpipe", "1f1b", "interleaved")  # the variant axis, default first
+_S = u.second
+
+
+def build(schedule="gpipe"):
+    """The chapter-3 equations under one schedule, as {numeric function name: Spec}."""
+    # per token: the stage's all-to-alls (out and back, K copies, 1 - 1/G leave the chip) on the scale-up
+    # network, against one send across the cut on the scale-out network; D b_a cancels
+    stage_time = 2 * top_k * stage_layers * (1 - 1 / n_chips) / scaleup_bw
+    cut_time = 1 / scaleout_bw
+    ratio = stage_time / cut_time
+    if schedule == "interleaved":  # Narayanan et al. 2021: the bubble shrinks by the v chunks per stage
+        bubble = (n_stages - 1) / (n_chunks * n_micro + n_stages - 1)
+    else:  # GPipe (Huang et al. 2019) and 1F1B (Narayanan et al. 2021) idle alike: (P - 1) of m + P - 1 slots
+        bubble = (n_stages - 1) / (n_micro + n_stages - 1)
+    stage = decode.step_time_s.expr.subs(n_chips, n_stages * n_chips)  # 1/P of the model on G chips
+    hop = hop_latency + (B / n_chips) * d_model * act_bytes / scaleout_bw  # one cut: latency + the batch's bytes
+    return {
+        "cut_ratio": Spec(ratio, "dimensionless", "A stage's scale-up all-to-all time over one scale-out send per "
+                          "token across the cut; the cut is cheap at 1 or more (00:52:38).", 1,
+                          zero="0 on one chip: the stage sends nothing over the scale-up network"),
+        "min_stage_layers": Spec(sp.solve(sp.Eq(ratio, 1), stage_layers)[0], "layers",
+                                 "MoE layers per stage at which the cut costs as much as the stage's own "
+                                 "all-to-alls.", 1, infinite="inf on one chip: no all-to-all to set against the cut"),
+        "bubble_fraction": Spec(bubble, "dimensionless", "Share of a training step each stage sits idle: "
+                                "(P - 1)/(m + P - 1), or (P - 1)/(v m + P - 1) interleaved.", 1,
+                                zero="0 for one stage: no pipeline, no bubble"),
+        "stage_time_s": Spec(stage, "s", "Time of one pipeline stage: chapter 1's step with the model spread "
+                             "over P G chips (each stage holds 1/P of it).", _S),
+        "pipeline_token_latency_s": Spec(n_stages * stage + (n_stages - 1) * hop, "s",
+                                         "Time for one decode step through all P stages: P stage times plus "
+                                         "P - 1 hops (latency and the batch's activations).", _S),
+        "pipeline_tokens_per_s": Spec(B / stage, "token/s", "Tokens per second of the pipeline with P batches "
+                                      "in flight, one leaving every stage time: no bubble in inference.", 1 / _S),
+    }
+
+
+EQUATIONS = equations.family(__name__, build, schedule=SCHEDULES)
+
+cut_ratio = EQUATIONS["cut_ratio"]
+min_stage_layers = EQUATIONS["min_stage_layers"]
+bubble_fraction = EQUATIONS["bubble_fraction"]
+stage_time_s = EQUATIONS["stage_time_s"]
+pipeline_token_latency_s = EQUATIONS["pipeline_token_latency_s"]
+pipeline_tokens_per_s = EQUATIONS["pipeline_tokens_per_s"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Op:
+    """One block of a pipeline timeline: stage, micro-batch, 'F' or 'B', start and end."""
+
+    stage: int
+    micro: int
+    kind: str
+    start: float
+    end: float
+
+
+def _whole(name, value, minimum=1):
+    v = _check.check_value(name, value)
+    if v != int(v) or v < minimum:
+        raise ValueError(f"{name} must be a whole number >= {minimum}; got {value!r}")
+    return int(v)
+
+
+def schedule(n_stages, n_micro, kind="gpipe", fwd=1.0, bwd=2.0):
+    """The timeline of a training step (``kind`` 'gpipe' or '1f1b') or an inference run ('inference'), as Ops.
+
+    Each stage runs its operations in the schedule's order, each as soon as its stage is free
+    and its input is ready: a forward pass on stage ``s`` needs the same micro-batch's forward
+    on ``s - 1``; a backward pass needs the backward on ``s + 1`` and its own forward.
+
+    * ``gpipe``: every forward, a hard stop, then every backward in reverse order (00:58:48).
+    * ``1f1b``: ``P - s - 1`` forwards to warm up, then one forward and one backward in turn.
+    * ``inference``: forwards only; micro-batch ``i`` enters stage 0 as soon as it is free.
+    * ``naive``: forwards only, one micro-batch through all stages before the next starts (00:57:34).
+    """
+    P, M = _whole("n_stages", n_stages), _whole("n_micro", n_micro)
+    f, b = _check.check_value("fwd", fwd), _check.check_value("bwd", bwd)
+    if kind not in ("gpipe", "1f1b", "inference", "naive"):
+        raise ValueError(f"kind must be 'gpipe', '1f1b', 'inference' or 'naive'; got {kind!r}")
+    orders = []
+    for s in range(P):
+        if kind in ("inference", "naive"):
+            order = [("F", i) for i in range(M)]
+        elif kind == "gpipe":
+            order = [("F", i) for i in range(M)] + [("B", i) for i in reversed(range(M))]
+        else:
+            warm = min(P - s - 1, M)
+            order = [("F", i) for i in range(warm)]
+            nf, nb = warm, 0
+            while nb < M:
+                if nf < M:
+                    order.append(("F", nf))
+                    nf += 1
+                order.append(("B", nb))
+                nb += 1
+        orders.append(order)
+    done, free, pos, ops = {}, [0.0] * P, [0] * P, []
+    while any(pos[s] < len(orders[s]) for s in range(P)):
+        progressed = False
+        for s in range(P):
+            if pos[s] == len(orders[s]):
+                continue
+            op, i = orders[s][pos[s]]
+            deps = [("F", s - 1, i)] if op == "F" and s > 0 else []
+            if kind == "naive" and s == 0 and i > 0:
+                deps = [("F", P - 1, i - 1)]  # the previous micro-batch has left the last stage
+            if op == "B":
+                deps = [("F", s, i)] + ([("B", s + 1, i)] if s < P - 1 else [])
+            if all(d in done for d in deps):
+                start = max([free[s]] + [done[d] for d in deps])
+                end = start + (f if op == "F" else b)
+                done[(op, s, i)], free[s] = end, end
+                ops.append(Op(s, i, op, start, end))
+                pos[s] += 1
+                progressed = True
+        if not progressed:  # cannot happen for these orders; a guard against a wrong one
+            raise RuntimeError("schedule deadlocked")
+    return ops
+
+
+def idle_fraction(ops):
+    """Share of the timeline the stages sit idle: 1 - busy time / (stages x makespan)."""
+    if not ops:
+        raise ValueError("ops must hold at least one operation")
+    stages = {o.stage for o in ops}
+    span = max(o.end for o in ops) - min(o.start for o in ops)
+    return 1 - sum(o.end - o.start for o in ops) / (len(stages) * span)
