@@ -1,0 +1,122 @@
+"""Figures of chapter 3: the layer stack cut into racks, and pipeline timelines drawn from computed schedules.
+
+:func:`draw_layer_stack` redraws the board's stack of MoE layers with rack changes
+(00:48:28). :func:`draw_timeline` draws a Gantt chart of the operations that
+:func:`roofline.pipeline.schedule` computes (no block is placed by hand), and
+:class:`PipelineFigure` redraws it for sliders. Matplotlib only.
+
+>>> fig = PipelineFigure(n_stages=4, n_micro=4, kind="gpipe")
+>>> print(f"{fig.update(kind='1f1b'):.3f}")
+0.429
+"""
+
+from matplotlib.backend_bases import FigureCanvasBase
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from .. import pipeline
+from .moe import COMM, EXPERT_FILL, SWITCH_FILL, _arrow, _blank, _box
+from .live import LiveFigure
+
+FWD, BWD, IDLE = "tab:blue", "tab:red", "0.9"
+
+
+def draw_layer_stack(ax, n_layers=6, per_stage=2):
+    """MoE layers stacked bottom to top, a rack change every ``per_stage`` layers (00:48:28). Inside a rack
+    each token fans out to several experts (orange); at a rack change it is sent once (red)."""
+    _blank(ax, (-0.5, 9.5), (-0.6, n_layers * 1.1 + 0.4))
+    for layer in range(n_layers):
+        y = layer * 1.1
+        _box(ax, 0.5, y, 1.3, 0.7, "router", fill=SWITCH_FILL, fs=9)
+        for e in range(5):
+            _box(ax, 2.4 + e * 0.9, y, 0.7, 0.7, "", fill=EXPERT_FILL if e in (1, 3) else "white")
+        for e in (1, 3):
+            _arrow(ax, (1.8, y + 0.35), (2.4 + e * 0.9, y + 0.35), color=COMM)
+        ax.text(7.1, y + 0.35, f"MoE layer {layer + 1}", va="center", fontsize=9)
+        if layer % per_stage == per_stage - 1 and layer < n_layers - 1:
+            cut = y + 0.9
+            ax.plot([0, 8.9], [cut, cut], color="tab:red", lw=2, ls="--")
+            ax.text(8.95, cut, "change rack", va="center", fontsize=9, color="tab:red")
+            _arrow(ax, (0.3, y + 0.35), (0.3, y + 1.45), color="tab:red", lw=1.8)
+    return ax
+
+
+def draw_timeline(ax, ops, n_stages):
+    """A Gantt chart of ``ops`` (from :func:`roofline.pipeline.schedule`): stages up the y axis, time along
+    x, forward blocks blue and backward blocks red, idle time grey. Returns the bar collections."""
+    P = int(n_stages)
+    span = max(o.end for o in ops)
+    collections = []
+    for s in range(P):
+        collections.append(ax.broken_barh([(0, span)], (s - 0.4, 0.8), facecolors=IDLE))
+    for kind, color in (("F", FWD), ("B", BWD)):
+        for s in range(P):
+            bars = [(o.start, o.end - o.start) for o in ops if o.stage == s and o.kind == kind]
+            if bars:
+                collections.append(ax.broken_barh(bars, (s - 0.4, 0.8), facecolors=color, edgecolors="white"))
+    texts = []
+    if len(ops) <= 64:
+        for o in ops:
+            texts.append(ax.text((o.start + o.end) / 2, o.stage, f"{o.kind}{o.micro}", ha="center",
+                                 va="center", fontsize=8 if len(ops) > 32 else 9, color="white"))
+    ax.set(xlim=(0, span), ylim=(-0.6, P - 0.4), yticks=range(P), yticklabels=[f"rack {s}" for s in range(P)],
+           xlabel="time (forward passes)")
+    return collections + texts
+
+
+class PipelineFigure(LiveFigure):
+    """The timeline of one schedule, redrawn for sliders; the label gives its idle share and the formula's.
+
+    Parameters
+    ----------
+    n_stages, n_micro : int
+        Stages (racks) and micro-batches.
+    kind : str
+        'gpipe', '1f1b', 'inference' or 'naive' (see :func:`roofline.pipeline.schedule`).
+    """
+
+    def __init__(self, n_stages=4, n_micro=4, kind="gpipe", *, figsize=(7.0, 3.6), dpi=100):
+        self.fig = Figure(figsize=figsize, dpi=dpi)
+        FigureCanvasAgg(self.fig)
+        ax = self.fig.subplots()
+        self.axes = (ax,)
+        self.fig.subplots_adjust(left=0.12, right=0.97, bottom=0.3, top=0.86)
+        handles = [Patch(color=FWD, label="forward"), Patch(color=BWD, label="backward"),
+                   Patch(color=IDLE, label="idle (bubble)")]
+        self.fig.legend(handles=handles, loc="lower center", ncols=3, fontsize=10, frameon=False)
+        self.title = ax.set_title("", fontsize=10)
+        self.artists = []
+        self.n_stages, self.n_micro, self.kind = n_stages, n_micro, kind
+        self.update()
+
+    def update(self, n_stages=None, n_micro=None, kind=None):
+        """Recompute the schedule and redraw; returns the idle share of the timeline."""
+        self.n_stages = self.n_stages if n_stages is None else n_stages
+        self.n_micro = self.n_micro if n_micro is None else n_micro
+        self.kind = self.kind if kind is None else kind
+        ops = pipeline.schedule(self.n_stages, self.n_micro, self.kind)
+        for a in self.artists:
+            a.remove()
+        ax = self.axes[0]
+        self.artists = draw_timeline(ax, ops, self.n_stages)
+        self.idle = pipeline.idle_fraction(ops)
+        P, M = int(self.n_stages), int(self.n_micro)
+        if self.kind in ("gpipe", "1f1b"):
+            formula = pipeline.bubble_fraction(n_stages=P, n_micro=M)
+            note = f"; (P - 1)/(m + P - 1) = {formula:.1%}"
+        else:
+            note = ""
+        self.title.set_text(f"{self.kind}: P = {P} stages, m = {M} micro-batches; idle {self.idle:.1%}{note}")
+        if type(self.fig.canvas).draw_idle is not FigureCanvasBase.draw_idle:
+            self.fig.canvas.draw_idle()
+        return self.idle
+
+    def render(self):
+        """A full redraw: the axes change with every schedule, so no background is reused."""
+        self.fig.canvas.draw()
+        return self.fig.canvas.buffer_rgba()
+
+    def _dynamic(self):
+        return list(self.artists)
+
