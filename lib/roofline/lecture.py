@@ -136,4 +136,26 @@ CH2 = {
                                      'terabytes, which is enough for a 5T model plus KV cache"'),
 }
 
-CHAPTERS = {1: CH1, 2: CH2}
+# Chapter 3: how pipeline parallelism moves model layers across racks (00:47:12–01:03:37).
+CH3 = {
+    "more_layers": Claim(100, "layers", "00:48:34", '"I\'m going to have a hundred more layers up above"'),
+    "network_ratio": Claim(8, "x (scale-up over scale-out)", "00:51:09", '"scale-up is 8x faster than scale-out '
+                           'generally"'),
+    "experts_high": Claim(32, "activated experts", "00:51:34", '"in the DeepSeek case maybe 32 experts or 16 '
+                          'experts"'),
+    "experts_mid": Claim(16, "activated experts", "00:51:34", '"maybe 32 experts or 16 experts"'),
+    "experts_low": Claim(8, "activated experts", "00:52:53", '"It could be 8 by itself"'),
+    "up_and_down": Claim(2, "x (dispatch and combine)", "00:52:19", 'Dwarkesh: "multiply the whole thing by two"; '
+                         '"For the up and down. Yes"'),
+    "cut_product": Claim(8, "(2 x experts x layers at least)", "00:52:38–00:52:46",
+                         '"we need the product of these three things to be bigger than 8"'),
+    "racks": Claim(4, "racks", "00:57:07", "the pipeline diagram's four racks"),
+    "naive_idle": Claim(0.75, "of the time idle", "00:57:34", '"three-quarters of the time each of the racks is '
+                        'doing nothing"'),
+    "model_share": Claim(0.25, "of the model per rack", "01:01:23", '"you only need a quarter of the model"'),
+    "trillion_model_tb": Claim(1, "TB for a trillion-parameter model", "01:01:44",
+                               '"A trillion parameter model only needs one terabyte"'),
+    "weight_racks": Claim(8, "racks", "01:02:22", '"I can fit the weights in eight racks"'),
+}
+
+CHAPTERS = {1: CH1, 2: CH2, 3: CH3}
