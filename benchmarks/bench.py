@@ -109,6 +109,24 @@ def bench_widget_moe(repeat=40):
     return {"moe_widget_update_median_ms": timed(one_update, repeat) * 1e3}
 
 
+def bench_widget_pipeline(repeat=40):
+    """Chapter 3's live timeline: a new schedule computed and drawn, and its PNG."""
+    from roofline.figures import pipeline as pipe_plots
+
+    fig = pipe_plots.PipelineFigure(4, 4, "gpipe", labels=False)  # as the notebook's widget
+    fig.to_png()
+    settings = [(4, 4, "gpipe"), (8, 16, "1f1b"), (6, 8, "inference")]
+    state = {"i": 0}
+
+    def one_update():
+        i = state["i"] = state["i"] + 1
+        P, M, kind = settings[i % 3]
+        fig.update(n_stages=P, n_micro=M, kind=kind)
+        fig.to_png()
+
+    return {"pipeline_widget_update_median_ms": timed(one_update, repeat) * 1e3}
+
+
 def bench_chapters(repeat=3):
     import nbformat
     from nbclient import NotebookClient
@@ -137,7 +155,7 @@ def main():
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--no-chapters", action="store_true", help="skip executing the chapter notebooks")
     args = ap.parse_args()
-    res = {**bench_grid(), **bench_widget(), **bench_widget_moe()}
+    res = {**bench_grid(), **bench_widget(), **bench_widget_moe(), **bench_widget_pipeline()}
     if not args.no_chapters:
         res["chapters"] = bench_chapters()
     if args.json:
@@ -151,6 +169,8 @@ def main():
           f"update + full canvas.draw: {res['redraw_only_median_ms']:.1f} ms")
     print(f"chapter 2 widget update (update + render + PNG): {res['moe_widget_update_median_ms']:.1f} ms median "
           f"(target <= 50)")
+    print(f"chapter 3 widget update (schedule + draw + PNG): {res['pipeline_widget_update_median_ms']:.1f} ms "
+          f"median (target <= 50)")
     for name, r in res.get("chapters", {}).items():
         print(f"{name}: executes in {r['chapter_s']:.1f} s against {r['imports_only_s']:.1f} s for its imports "
               f"alone: {r['ratio']:.2f}x (goal <= 1.5)")

@@ -44,7 +44,8 @@ def build(schedule="gpipe"):
     ratio = stage_time / cut_time
     if schedule == "interleaved":  # Narayanan et al. 2021: the bubble shrinks by the v chunks per stage
         bubble = (n_stages - 1) / (n_chunks * n_micro + n_stages - 1)
-    else:  # GPipe (Huang et al. 2019) and 1F1B (Narayanan et al. 2021) idle alike: (P - 1) of m + P - 1 slots
+    else:  # GPipe (Huang et al. 2019) and 1F1B (PipeDream-Flush, Narayanan et al. 2021) idle alike:
+        # (P - 1) of m + P - 1 slots; Megatron-LM writes it over useful time instead, (P - 1)/m
         bubble = (n_stages - 1) / (n_micro + n_stages - 1)
     stage = decode.step_time_s.expr.subs(n_chips, n_stages * n_chips)  # 1/P of the model on G chips
     hop = hop_latency + (B / n_chips) * d_model * act_bytes / scaleout_bw  # one cut: latency + the batch's bytes

@@ -14,6 +14,7 @@ from matplotlib.backend_bases import FigureCanvasBase
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
+from matplotlib.ticker import MaxNLocator
 
 from .. import pipeline
 from .moe import COMM, EXPERT_FILL, SWITCH_FILL, _arrow, _blank, _box
@@ -25,24 +26,27 @@ FWD, BWD, IDLE = "tab:blue", "tab:red", "0.9"
 def draw_layer_stack(ax, n_layers=6, per_stage=2):
     """MoE layers stacked bottom to top, a rack change every ``per_stage`` layers (00:48:28). Inside a rack
     each token fans out to several experts (orange); at a rack change it is sent once (red)."""
-    _blank(ax, (-0.5, 9.5), (-0.6, n_layers * 1.1 + 0.4))
+    _blank(ax, (-1.6, 10.6), (-0.4, n_layers * 1.3))
     for layer in range(n_layers):
-        y = layer * 1.1
+        y = layer * 1.3
         _box(ax, 0.5, y, 1.3, 0.7, "router", fill=SWITCH_FILL, fs=9)
         for e in range(5):
-            _box(ax, 2.4 + e * 0.9, y, 0.7, 0.7, "", fill=EXPERT_FILL if e in (1, 3) else "white")
-        for e in (1, 3):
-            _arrow(ax, (1.8, y + 0.35), (2.4 + e * 0.9, y + 0.35), color=COMM)
-        ax.text(7.1, y + 0.35, f"MoE layer {layer + 1}", va="center", fontsize=9)
+            _box(ax, 2.6 + e * 0.9, y + 0.35, 0.7, 0.55, "", fill=EXPERT_FILL if e in (1, 3) else "white")
+        for e in (1, 3):  # the token fans out to its experts (and comes back: the all-to-all)
+            _arrow(ax, (1.8, y + 0.35), (2.95 + e * 0.9, y + 0.35), color=COMM, connectionstyle="arc3,rad=0.35")
+        ax.text(7.2, y + 0.55, f"MoE layer {layer + 1}", va="center", fontsize=9)
+        if layer % per_stage == 0:
+            ax.text(-0.2, y + 0.35 + (per_stage - 1) * 0.65, f"rack {layer // per_stage}", ha="right",
+                    va="center", fontsize=10)
         if layer % per_stage == per_stage - 1 and layer < n_layers - 1:
-            cut = y + 0.9
-            ax.plot([0, 8.9], [cut, cut], color="tab:red", lw=2, ls="--")
-            ax.text(8.95, cut, "change rack", va="center", fontsize=9, color="tab:red")
-            _arrow(ax, (0.3, y + 0.35), (0.3, y + 1.45), color="tab:red", lw=1.8)
+            cut = y + 1.05
+            ax.plot([-1.5, 9.2], [cut, cut], color="tab:red", lw=2, ls="--")
+            ax.text(9.25, cut, "change rack", va="center", fontsize=9, color="tab:red")
+            _arrow(ax, (1.15, y + 0.7), (1.15, y + 1.3), color="tab:red", lw=2)
     return ax
 
 
-def draw_timeline(ax, ops, n_stages):
+def draw_timeline(ax, ops, n_stages, labels=True):
     """A Gantt chart of ``ops`` (from :func:`roofline.pipeline.schedule`): stages up the y axis, time along
     x, forward blocks blue and backward blocks red, idle time grey. Returns the bar collections."""
     P = int(n_stages)
@@ -56,12 +60,13 @@ def draw_timeline(ax, ops, n_stages):
             if bars:
                 collections.append(ax.broken_barh(bars, (s - 0.4, 0.8), facecolors=color, edgecolors="white"))
     texts = []
-    if len(ops) <= 64:
+    if labels and len(ops) <= 64:
         for o in ops:
             texts.append(ax.text((o.start + o.end) / 2, o.stage, f"{o.kind}{o.micro}", ha="center",
-                                 va="center", fontsize=8 if len(ops) > 32 else 9, color="white"))
+                                 va="center", fontsize=9, color="white", clip_on=True))
     ax.set(xlim=(0, span), ylim=(-0.6, P - 0.4), yticks=range(P), yticklabels=[f"rack {s}" for s in range(P)],
            xlabel="time (forward passes)")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     return collections + texts
 
 
@@ -74,9 +79,12 @@ class PipelineFigure(LiveFigure):
         Stages (racks) and micro-batches.
     kind : str
         'gpipe', '1f1b', 'inference' or 'naive' (see :func:`roofline.pipeline.schedule`).
+    labels : bool
+        Name each block (F0, B3, ...); a widget leaves them out to redraw faster.
     """
 
-    def __init__(self, n_stages=4, n_micro=4, kind="gpipe", *, figsize=(7.0, 3.6), dpi=100):
+    def __init__(self, n_stages=4, n_micro=4, kind="gpipe", *, labels=True, figsize=(7.0, 3.6), dpi=100):
+        self.labels = labels
         self.fig = Figure(figsize=figsize, dpi=dpi)
         FigureCanvasAgg(self.fig)
         ax = self.fig.subplots()
@@ -99,7 +107,7 @@ class PipelineFigure(LiveFigure):
         for a in self.artists:
             a.remove()
         ax = self.axes[0]
-        self.artists = draw_timeline(ax, ops, self.n_stages)
+        self.artists = draw_timeline(ax, ops, self.n_stages, self.labels)
         self.idle = pipeline.idle_fraction(ops)
         P, M = int(self.n_stages), int(self.n_micro)
         if self.kind in ("gpipe", "1f1b"):
