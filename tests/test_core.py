@@ -64,7 +64,8 @@ def test_deployment_evaluates_any_registered_equation():
     d = Deployment(models.get("DeepSeek-V3"), hardware.get("GB200"))
     for eq in equations.REGISTRY.values():
         assert d.evaluate(eq, batch=64, len_ctx=4096, n_racks=2, hop_latency=3e-6, tok_rate=1e3,
-                          weight_share=0.5, stage_layers=2, n_stages=4, n_micro=8, n_chunks=2) >= 0
+                          weight_share=0.5, stage_layers=2, n_stages=4, n_micro=8, n_chunks=2,
+                          micro_batch=16) >= 0
     with pytest.raises(ValueError, match="needs batch"):
         d.evaluate(decode.step_time_s, len_ctx=4096)
     with pytest.raises(ValueError, match="registered roofline Equation"):
@@ -131,7 +132,7 @@ def test_check_never_raises(answer, expected, rel_tol, what):
 
 
 # -- the import graph flows one way -------------------------------------------------------------
-LAYERS = [("_check",), ("symbols",), ("equations",), ("decode",), ("moe",), ("pipeline",), ("registry",),
+LAYERS = [("_check",), ("symbols",), ("equations",), ("decode",), ("moe",), ("pipeline",), ("memory",), ("registry",),
           ("hardware", "models", "lecture", "prices"), ("hf",), ("deployment",), ("measured",), ("figures",),
           ("notebook",), ("check",)]
 

@@ -7,6 +7,7 @@ equations   an expression becomes a checked numeric function, registered once; v
 decode      chapter 1: the decode-step equations
 moe         chapter 2: experts over the chips of a rack, the all-to-all, capacity bounds
 pipeline    chapter 3: the cut condition, pipeline bubbles, inference through P stages
+memory      chapter 4: weights and KV per GPU with pipelining; the token's hops
 registry    one Registry class for the CSV tables; precisions
 hardware    accelerator chips with memory and network tiers, with sources
 models      model registry; experts and KV-cache bytes from the architecture
@@ -20,10 +21,10 @@ notebook    helpers every chapter notebook uses (glue, claims, deploy, the Colab
 check       self-check helper for exercises
 """
 
-from . import (check, decode, deployment, equations, figures, hardware, hf, lecture, measured, models, moe,
-               notebook, pipeline, prices, registry, symbols)
+from . import (check, decode, deployment, equations, figures, hardware, hf, lecture, measured, memory, models,
+               moe, notebook, pipeline, prices, registry, symbols)
 from .deployment import Deployment
 
 __all__ = ["Deployment", "check", "decode", "deployment", "equations", "figures", "hardware", "hf", "lecture",
-           "measured", "models", "moe", "notebook", "pipeline", "prices", "registry", "symbols"]
+           "measured", "memory", "models", "moe", "notebook", "pipeline", "prices", "registry", "symbols"]
 __version__ = "0.2.0"

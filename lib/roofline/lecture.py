@@ -158,4 +158,29 @@ CH3 = {
     "weight_racks": Claim(8, "racks", "01:02:22", '"I can fit the weights in eight racks"'),
 }
 
-CHAPTERS = {1: CH1, 2: CH2, 3: CH3}
+# Chapter 4: why pipelining does not save KV memory, and why scale-up size matters (01:03:37–01:18:59).
+CH4 = {
+    "phone_volume_drop": Claim(0.30, "of smartphone volume", "01:03:36", 'Dwarkesh: "Smartphone volume will go down '
+                               '30% because there\'s not enough memory"'),
+    "capex_memory_share": Claim(0.50, "of hyperscaler CapEx", "01:03:41", 'Dwarkesh: Dylan said hyperscalers spend '
+                                '"50% of their CapEx this year on memory"; Reiner: "That\'s believable"'),
+    "expert_extent": Claim(64, "GPUs (E)", "01:05:42", "the expert-parallel extent in the example"),
+    "pipeline_extent": Claim(4, "stages (P)", "01:06:01", "the pipeline extent in the example"),
+    "micro_batches": Claim(4, "micro-batches", "01:08:55–01:09:57", 'micro-batches 0 to 3: "proof by visual"'),
+    "enough_stages": Claim(2, "stages", "01:11:40", '"even two is often enough"'),
+    "deepseek_stages": Claim(2, "stages at most", "01:12:54–01:13:12", 'DeepSeek: "very little pipelining. Maybe none '
+                             'at all, maybe two"'),
+    "hop_ms": Claim(3, "ms per rack hop (\"a few\")", "01:15:13", '"probably on the order of a few milliseconds, but '
+                    'it could be off by an order of magnitude"'),
+    "realistic_stages": Claim(4, "stages", "01:15:26", 'Dwarkesh: "Is 4 a realistic number"; Reiner: "Yes"'),
+    "added_latency_ms": Claim(10, "ms per token", "01:15:34", 'Dwarkesh: "10 milliseconds per token"; Reiner: '
+                              '"That\'s right"'),
+    "step_before_ms": Claim(20, "ms", "01:15:46", '"If it goes from 20 to 30"'),
+    "step_after_ms": Claim(30, "ms", "01:15:46", '"If it goes from 20 to 30"'),
+    "bw_growth_per_gen": Claim((1.5, 2), "x per generation (HBM bandwidth per GPU)", "01:18:10",
+                               '"It maybe increases 1.5 or 2x per generation"'),
+    "scaleup_growth": Claim(8, "x (scale-up size since Hopper)", "01:18:14",
+                            '"this one increased by a factor of 8 from Hopper"'),
+}
+
+CHAPTERS = {1: CH1, 2: CH2, 3: CH3, 4: CH4}

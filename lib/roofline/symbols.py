@@ -99,6 +99,10 @@ n_stages = _declare("P", "n_stages", "stages", 1, "pipeline stages (racks the la
 n_micro = _declare("m", "n_micro", "micro-batches", 1, "micro-batches in one training step", 3)
 n_chunks = _declare("v", "n_chunks", "chunks", 1, "model chunks per stage in an interleaved schedule", 3)
 
+# -- chapter 4: memory per GPU with pipelining ------------------------------------------------
+micro_batch = _declare("b_mb", "micro_batch", "sequences", 1,
+                       "sequences in one micro-batch (the whole batch is P of them in flight)", 4)
+
 t = sp.Symbol("t", positive=True)  # time of one decode step, s: printed in equations, never an argument
 
 TABLE = {q.keyword: q for q in _ROWS}
