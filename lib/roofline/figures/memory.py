@@ -1,0 +1,130 @@
+"""Figures of chapter 4: memory per GPU against pipeline stages, and the weight-fetch floor against scale-up size.
+
+:func:`draw_memory_vs_stages` plots the weights and the KV cache per GPU as the
+pipeline deepens (weights fall, the cache stays flat); :func:`draw_floor_vs_scaleup`
+plots chapter 1's weight-fetch floor against the number of chips that read the
+weights at once. :class:`MemoryFigure` puts both side by side for a widget. Every
+number comes from :mod:`roofline.memory` and :mod:`roofline.decode` through a
+:class:`~roofline.Deployment`; matplotlib only.
+
+>>> from roofline import Deployment, hardware, models
+>>> d = Deployment(models.get("DeepSeek-V3"), hardware.get("GB200"), precision="fp4", n_chips=64)
+>>> fig = MemoryFigure(d, micro_batch=500, len_ctx=32768, n_stages=4)
+>>> print(f"{fig.update(n_stages=2):.1f} GB per GPU")
+20.6 GB per GPU
+"""
+
+import numpy as np
+from matplotlib.backend_bases import FigureCanvasBase
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from .. import _check, decode, memory
+from ..deployment import Deployment
+from .decode import COLORS, log_axes
+from .live import LiveFigure
+
+GB = 1e9
+STAGES = np.arange(1, 17)
+
+
+def _deployment(d):
+    if not isinstance(d, Deployment):
+        raise ValueError(f"deployment must be a roofline.Deployment; got {_check.short(d)}")
+    return d
+
+
+def memory_parts(deployment, micro_batch, len_ctx, stages=STAGES):
+    """Weights, KV cache and their sum per GPU, GB, for each pipeline depth in ``stages``."""
+    d = _deployment(deployment)
+    given = dict(micro_batch=micro_batch, len_ctx=len_ctx, n_stages=np.asarray(stages, dtype=float))
+    w = d.evaluate(memory.weights_per_gpu_bytes, **given) / GB
+    kv = np.broadcast_to(d.evaluate(memory.kv_per_gpu_bytes, **given) / GB, np.shape(w))
+    return {"weights": w, "kv": kv, "total": w + kv}
+
+
+def draw_memory_vs_stages(ax, deployment, micro_batch, len_ctx, stages=STAGES):
+    """Weights (falling as 1/P), KV cache (flat) and their sum per GPU against P, with the HBM line."""
+    y = memory_parts(deployment, micro_batch, len_ctx, stages)
+    art = {
+        "weights": ax.plot(stages, y["weights"], "o-", color=COLORS["weights"], ms=3, label="weights")[0],
+        "kv": ax.plot(stages, y["kv"], "o-", color=COLORS["kv"], ms=3, label="KV cache")[0],
+        "total": ax.plot(stages, y["total"], color=COLORS["total"], lw=2.5, label="total")[0],
+        "hbm": ax.axhline(deployment.hardware.hbm_bytes / GB, color="0.5", ls="--", label="HBM per GPU"),
+    }
+    ax.set(xlabel="pipeline stages P", ylabel="GB per GPU", ylim=(0, None))
+    return art
+
+
+def floor_vs_scaleup(deployment, chips):
+    """Chapter 1's weight-fetch floor, ms, when ``chips`` GPUs read the weights at once."""
+    d = _deployment(deployment)
+    return d.evaluate(decode.weight_time_s, n_chips=np.asarray(chips, dtype=float)) * 1e3
+
+
+def draw_floor_vs_scaleup(ax, deployment, chips=np.geomspace(1, 1024, 60), marks=()):
+    """The weight-fetch floor against the chips that read the weights at once (the scale-up domain),
+    log-log; ``marks`` are (chips, label) pairs to point out (an 8-GPU box, a 72-GPU rack)."""
+    ms = floor_vs_scaleup(deployment, chips)
+    art = {"floor": ax.plot(chips, ms, color=COLORS["weights"], lw=2.5, label="weight-fetch floor")[0]}
+    for g, label in marks:
+        y = float(floor_vs_scaleup(deployment, [g])[0])
+        ax.plot([g], [y], "o", color="black", ms=5)
+        ax.annotate(f"{label}: {y:.2g} ms", (g, y), xytext=(6, 4), textcoords="offset points", fontsize=9)
+    log_axes(ax)
+    ax.set(xlabel="chips reading the weights at once", ylabel="ms per step (weights alone)")
+    return art
+
+
+class MemoryFigure(LiveFigure):
+    """Memory per GPU against P (left) and the weight-fetch floor against scale-up size (right), for a widget."""
+
+    def __init__(self, deployment, micro_batch, len_ctx, n_stages=4, *, figsize=(7.0, 3.6), dpi=100):
+        self.fig = Figure(figsize=figsize, dpi=dpi)
+        FigureCanvasAgg(self.fig)
+        self.axes = tuple(self.fig.subplots(1, 2))
+        self.fig.subplots_adjust(left=0.09, right=0.98, bottom=0.32, top=0.9, wspace=0.35)
+        self.deployment = _deployment(deployment)
+        self.micro_batch, self.len_ctx, self.n_stages = micro_batch, len_ctx, n_stages
+        self.mem = draw_memory_vs_stages(self.axes[0], deployment, micro_batch, len_ctx)
+        self.marker = self.axes[0].axvline(n_stages, color="gray", ls=":", lw=1)
+        self.chips = np.geomspace(1, 1024, 60)
+        self.floor = draw_floor_vs_scaleup(self.axes[1], deployment, self.chips)
+        self.dot = self.axes[1].plot([], [], "o", color="black", ms=6)[0]
+        self.fig.legend(*self.axes[0].get_legend_handles_labels(), loc="lower center", ncols=4, fontsize=9,
+                        frameon=False)
+        self.title = self.fig.suptitle("", fontsize=10)
+        self.update()
+
+    def update(self, deployment=None, micro_batch=None, len_ctx=None, n_stages=None):
+        """Redraw with any input changed; returns the memory per GPU at the marked P, GB."""
+        if deployment is not None:
+            self.deployment = _deployment(deployment)
+        for name, value in (("micro_batch", micro_batch), ("len_ctx", len_ctx), ("n_stages", n_stages)):
+            if value is not None:
+                setattr(self, name, _check.check_value(name, value))
+        d = self.deployment
+        y = memory_parts(d, self.micro_batch, self.len_ctx)
+        for key in ("weights", "kv", "total"):
+            self.mem[key].set_ydata(y[key])
+        self.mem["hbm"].set_ydata([d.hardware.hbm_bytes / GB] * 2)
+        self.marker.set_xdata([self.n_stages] * 2)
+        ax0 = self.axes[0]
+        ax0.set_ylim(0, max(y["total"].max(), d.hardware.hbm_bytes / GB) * 1.1)
+        ms = floor_vs_scaleup(d, self.chips)
+        self.floor["floor"].set_ydata(ms)
+        g = d.n_chips_used
+        self.dot.set_data([g], [float(floor_vs_scaleup(d, [g])[0])])
+        self.axes[1].set_ylim(10.0 ** np.floor(np.log10(ms.min())), 10.0 ** np.ceil(np.log10(ms.max())))
+        at = float(memory_parts(d, self.micro_batch, self.len_ctx, [self.n_stages])["total"][0])
+        self.title.set_text(f"{d.model.key} on {g} x {d.hardware.key} per stage; micro-batch "
+                            f"{self.micro_batch:,.0f}, L = {self.len_ctx:,.0f}: {at:.1f} GB per GPU at P = "
+                            f"{self.n_stages:g}")
+        if type(self.fig.canvas).draw_idle is not FigureCanvasBase.draw_idle:
+            self.fig.canvas.draw_idle()
+        return at
+
+    def _dynamic(self):
+        arts = list(self.mem.values()) + [self.marker, self.floor["floor"], self.dot, self.title]
+        arts += [sp for ax in self.axes for sp in ax.spines.values()]
+        return sorted(arts, key=lambda a: a.get_zorder())
