@@ -127,6 +127,28 @@ def bench_widget_pipeline(repeat=40):
     return {"pipeline_widget_update_median_ms": timed(one_update, repeat) * 1e3}
 
 
+def bench_widget_memory(repeat=40):
+    """Chapter 4's live figure: memory per GPU against P and the weight floor, updated and encoded."""
+    from roofline.figures import memory as mem_plots
+
+    kimi, v3 = roofline.models.get("Kimi K2"), roofline.models.get("DeepSeek-V3")
+    h100, gb200 = roofline.hardware.get("H100"), roofline.hardware.get("GB200")
+    deps = [roofline.Deployment(kimi, h100, precision="fp8", n_chips=8),
+            roofline.Deployment(v3, gb200, precision="fp4", n_chips=64),
+            roofline.Deployment(v3, h100, precision="fp8", n_chips=16)]
+    fig = mem_plots.MemoryFigure(deps[0], micro_batch=64, len_ctx=8192)
+    fig.to_png()
+    state = {"i": 0}
+
+    def one_update():
+        i = state["i"] = state["i"] + 1
+        fig.update(deployment=deps[i % 3], micro_batch=[64, 500, 128][i % 3], len_ctx=[8192, 32768, 4096][i % 3],
+                   n_stages=[4, 2, 8][i % 3])
+        fig.to_png()
+
+    return {"memory_widget_update_median_ms": timed(one_update, repeat) * 1e3}
+
+
 def bench_chapters(repeat=3):
     import nbformat
     from nbclient import NotebookClient
@@ -155,7 +177,8 @@ def main():
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--no-chapters", action="store_true", help="skip executing the chapter notebooks")
     args = ap.parse_args()
-    res = {**bench_grid(), **bench_widget(), **bench_widget_moe(), **bench_widget_pipeline()}
+    res = {**bench_grid(), **bench_widget(), **bench_widget_moe(), **bench_widget_pipeline(),
+           **bench_widget_memory()}
     if not args.no_chapters:
         res["chapters"] = bench_chapters()
     if args.json:
@@ -170,6 +193,8 @@ def main():
     print(f"chapter 2 widget update (update + render + PNG): {res['moe_widget_update_median_ms']:.1f} ms median "
           f"(target <= 50)")
     print(f"chapter 3 widget update (schedule + draw + PNG): {res['pipeline_widget_update_median_ms']:.1f} ms "
+          f"median (target <= 50)")
+    print(f"chapter 4 widget update (update + render + PNG): {res['memory_widget_update_median_ms']:.1f} ms "
           f"median (target <= 50)")
     for name, r in res.get("chapters", {}).items():
         print(f"{name}: executes in {r['chapter_s']:.1f} s against {r['imports_only_s']:.1f} s for its imports "
