@@ -62,8 +62,9 @@ def build(schedule="gpipe"):
         "stage_time_s": Spec(stage, "s", "Time of one pipeline stage: chapter 1's step with the model spread "
                              "over P G chips (each stage holds 1/P of it).", _S),
         "pipeline_token_latency_s": Spec(n_stages * stage + (n_stages - 1) * hop, "s",
-                                         "Time for one decode step through all P stages: P stage times plus "
-                                         "P - 1 hops (latency and the batch's activations).", _S),
+                                         "Time for one pass through all P stages (a prefill or a first "
+                                         "token): P stage times plus P - 1 hops (latency and the batch's "
+                                         "activations); a decode loop adds the hop back, roofline.memory.", _S),
         "pipeline_tokens_per_s": Spec(B / stage, "token/s", "Tokens per second of the pipeline with P batches "
                                       "in flight, one leaving every stage time: no bubble in inference.", 1 / _S),
     }
