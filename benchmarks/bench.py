@@ -86,27 +86,33 @@ def bench_widget(repeat=40):
             "redraw_only_median_ms": timed(lambda: one_update(fig.fig.canvas.draw), repeat) * 1e3}
 
 
+def _cycle(fig, settings, repeat):
+    """Median time of ``fig.update(**settings[i % n])`` plus ``fig.to_png()``, cycling through ``settings``."""
+    fig.to_png()
+    state = {"i": 0}
+
+    def one_update():
+        state["i"] += 1
+        fig.update(**settings[state["i"] % len(settings)])
+        fig.to_png()
+
+    return timed(one_update, repeat)
+
+
 def bench_widget_moe(repeat=40):
     """Chapter 2's live figure: an update (model, racks, batch, context) and its PNG."""
     from roofline.figures import moe as moe_plots
 
     v3, kimi = roofline.models.get("DeepSeek-V3"), roofline.models.get("Kimi K2")
     gb200, h100 = roofline.hardware.get("GB200"), roofline.hardware.get("H100")
-    deps = [roofline.Deployment(v3, gb200, precision="fp4", n_chips=64),
-            roofline.Deployment(kimi, gb200, precision="fp4", n_chips=128),
-            roofline.Deployment(v3, h100, precision="fp8", n_chips=72)]
-    racks = [1, 2, 9]
-    fig = moe_plots.MoeFigure(deps[0], len_ctx=2048)
-    fig.to_png()
-    state = {"i": 0}
-
-    def one_update():
-        i = state["i"] = state["i"] + 1
-        fig.update(deployment=deps[i % 3], n_racks=racks[i % 3], len_ctx=[2048, 8192, 32768][i % 3],
-                   marker_batch=[512, 4096, 20000][i % 3])
-        fig.to_png()
-
-    return {"moe_widget_update_median_ms": timed(one_update, repeat) * 1e3}
+    settings = [dict(deployment=roofline.Deployment(v3, gb200, precision="fp4", n_chips=64), n_racks=1,
+                     len_ctx=2048, marker_batch=512),
+                dict(deployment=roofline.Deployment(kimi, gb200, precision="fp4", n_chips=128), n_racks=2,
+                     len_ctx=8192, marker_batch=4096),
+                dict(deployment=roofline.Deployment(v3, h100, precision="fp8", n_chips=72), n_racks=9,
+                     len_ctx=32768, marker_batch=20000)]
+    fig = moe_plots.MoeFigure(settings[0]["deployment"], len_ctx=2048)
+    return {"moe_widget_update_median_ms": _cycle(fig, settings, repeat) * 1e3}
 
 
 def bench_widget_pipeline(repeat=40):
@@ -114,17 +120,9 @@ def bench_widget_pipeline(repeat=40):
     from roofline.figures import pipeline as pipe_plots
 
     fig = pipe_plots.PipelineFigure(4, 4, "gpipe", labels=False)  # as the notebook's widget
-    fig.to_png()
-    settings = [(4, 4, "gpipe"), (8, 16, "1f1b"), (6, 8, "inference")]
-    state = {"i": 0}
-
-    def one_update():
-        i = state["i"] = state["i"] + 1
-        P, M, kind = settings[i % 3]
-        fig.update(n_stages=P, n_micro=M, kind=kind)
-        fig.to_png()
-
-    return {"pipeline_widget_update_median_ms": timed(one_update, repeat) * 1e3}
+    settings = [dict(n_stages=4, n_micro=4, kind="gpipe"), dict(n_stages=8, n_micro=16, kind="1f1b"),
+                dict(n_stages=6, n_micro=8, kind="inference")]
+    return {"pipeline_widget_update_median_ms": _cycle(fig, settings, repeat) * 1e3}
 
 
 def bench_widget_memory(repeat=40):
@@ -133,20 +131,14 @@ def bench_widget_memory(repeat=40):
 
     kimi, v3 = roofline.models.get("Kimi K2"), roofline.models.get("DeepSeek-V3")
     h100, gb200 = roofline.hardware.get("H100"), roofline.hardware.get("GB200")
-    deps = [roofline.Deployment(kimi, h100, precision="fp8", n_chips=8),
-            roofline.Deployment(v3, gb200, precision="fp4", n_chips=64),
-            roofline.Deployment(v3, h100, precision="fp8", n_chips=16)]
-    fig = mem_plots.MemoryFigure(deps[0], micro_batch=64, len_ctx=8192)
-    fig.to_png()
-    state = {"i": 0}
-
-    def one_update():
-        i = state["i"] = state["i"] + 1
-        fig.update(deployment=deps[i % 3], micro_batch=[64, 500, 128][i % 3], len_ctx=[8192, 32768, 4096][i % 3],
-                   n_stages=[4, 2, 8][i % 3])
-        fig.to_png()
-
-    return {"memory_widget_update_median_ms": timed(one_update, repeat) * 1e3}
+    settings = [dict(deployment=roofline.Deployment(kimi, h100, precision="fp8", n_chips=8), micro_batch=64,
+                     len_ctx=8192, n_stages=4),
+                dict(deployment=roofline.Deployment(v3, gb200, precision="fp4", n_chips=64), micro_batch=500,
+                     len_ctx=32768, n_stages=2),
+                dict(deployment=roofline.Deployment(v3, h100, precision="fp8", n_chips=16), micro_batch=128,
+                     len_ctx=4096, n_stages=8)]
+    fig = mem_plots.MemoryFigure(settings[0]["deployment"], micro_batch=64, len_ctx=8192)
+    return {"memory_widget_update_median_ms": _cycle(fig, settings, repeat) * 1e3}
 
 
 def bench_chapters(repeat=3):
