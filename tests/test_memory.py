@@ -44,3 +44,17 @@ def test_token_time_with_hops_the_lectures_example():
     assert got == pytest.approx(4 * stage + 4 * 2.5e-3)
     one = d.evaluate(memory.token_time_with_hops_s, micro_batch=256, len_ctx=4096, n_stages=1, hop_latency=2.5e-3)
     assert one == pytest.approx(d.step_time_s(256, 4096))
+
+
+def test_stages_to_fit_is_the_smallest_depth_the_search_finds():
+    """Rounded up, N b_w / (G M - b L k) is the first P at which the micro-batch fits (searched by hand)."""
+    import math
+
+    for model, chip, pr, g, b, ctx in (("Kimi K2", "H100", "fp8", 8, 64, 8192), ("DeepSeek-V3", "H100", "fp8", 8, 64, 8192),
+                                        ("DeepSeek-V3", "GB200", "fp4", 64, 64, 8192), ("Kimi K2", "H100", "fp8", 8, 64, 32768)):
+        d = Deployment(models.get(model), hardware.get(chip), precision=pr, n_chips=g)
+        searched = next(p for p in range(1, 257)
+                        if d.evaluate(memory.max_micro_batch_n, len_ctx=ctx, n_stages=p) >= b)
+        assert math.ceil(d.evaluate(memory.stages_to_fit, micro_batch=b, len_ctx=ctx)) == searched
+    d = Deployment(models.get("Kimi K2"), hardware.get("H100"), precision="fp8", n_chips=8)
+    assert d.evaluate(memory.stages_to_fit, micro_batch=1e6, len_ctx=1e6) == float("inf")

@@ -37,6 +37,9 @@ def build():
     kv_gpu = sp.simplify(kv / (n_chips * n_stages))     # the P cancels (01:11:34)
     # the largest micro-batch whose cache fits beside a stage's share of the weights
     fits = sp.solve(sp.Eq(weights_gpu + kv_gpu, hbm_bytes), micro_batch)[0]
+    # the fewest stages whose GPUs hold 1/P of the weights beside the micro-batch's cache, as a real number
+    room = n_chips * hbm_bytes - micro_batch * len_ctx * kv_bytes  # a stage's HBM less the cache (P-free)
+    stages_needed = sp.Piecewise((sp.oo, room <= 0), (weights / room, True))
     # one micro-batch through one stage: chapter 1's step for b sequences with 1/P of the model on G chips
     stage = decode.step_time_s.expr.subs(decode.B, micro_batch).subs(n_chips, n_chips * n_stages)
     hops = sp.Piecewise((0, n_stages <= 1), (n_stages, True))  # the loop wraps from the last stage to the first
@@ -53,6 +56,9 @@ def build():
                                   "weights; P = 1 is chapter 1's max_batch_n.", 1,
                                   infinite="inf where a sequence stores no KV (len_ctx = 0 or kv_bytes = 0)",
                                   zero="0 where the weights alone do not fit"),
+        "stages_to_fit": Spec(stages_needed, "stages", "Pipeline stages needed for the weights and a "
+                              "micro-batch's cache to fit (round up): N b_w / (G M - b L k).", 1,
+                              infinite="inf where the cache alone fills the stage: no depth makes it fit"),
         "token_time_with_hops_s": Spec(n_stages * stage + hops * hop_latency, "s",
                                        "Time per token of a decode loop over P stages: P stage times of one "
                                        "micro-batch plus P hops, the last back to the first (01:15:13).", u.second),
@@ -66,4 +72,5 @@ memory_per_gpu_bytes = EQUATIONS["memory_per_gpu_bytes"]
 weights_per_gpu_bytes = EQUATIONS["weights_per_gpu_bytes"]
 kv_per_gpu_bytes = EQUATIONS["kv_per_gpu_bytes"]
 max_micro_batch_n = EQUATIONS["max_micro_batch_n"]
+stages_to_fit = EQUATIONS["stages_to_fit"]
 token_time_with_hops_s = EQUATIONS["token_time_with_hops_s"]

@@ -41,6 +41,9 @@ tokens per second when compute-bound; ``max_total_params`` the largest
 64 of 72 GPUs hold experts
 """
 
+from statistics import NormalDist
+
+import numpy as np
 import sympy as sp
 from sympy.physics import units as u
 
@@ -153,10 +156,6 @@ def expected_max_normal(n):
     ``Phi^-1((n - 0.375) / (n + 0.25))``: 2.34 for 64, 2.83 for 256 (the exact values are
     2.34 and 2.83); 0 for one.
     """
-    from statistics import NormalDist
-
-    import numpy as np
-
     n = _check.check_value("n", n)
     z = np.vectorize(lambda v: NormalDist().inv_cdf((v - 0.375) / (v + 0.25)))(n)
     return z if np.ndim(z) else float(z)
@@ -175,8 +174,6 @@ def imbalance(batch, top_k, n_groups):
     >>> print(f"{imbalance(256 * 64, 8, 64):.3f}")
     1.051
     """
-    import numpy as np
-
     b = _check.check_value("batch", batch)
     k = _check.check_value("top_k", top_k)
     n = _check.check_value("n_groups", n_groups)

@@ -16,7 +16,6 @@ fast enough to follow a slider. This module uses matplotlib only (no widgets).
 
 import numpy as np
 from matplotlib import ticker
-from matplotlib.backend_bases import FigureCanvasBase
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.offsetbox import AnnotationBbox, OffsetImage
@@ -335,8 +334,7 @@ class DecodeFigure(LiveFigure):
             # near the bold line, on whole decades: the axes (and their cached image) change less often
             low = max(ax.get_ylim()[0], total.min() / 30)
             ax.set_ylim(10.0 ** np.floor(np.log10(low)), 10.0 ** np.ceil(np.log10(total.max() * 3)), auto=None)
-        if type(self.fig.canvas).draw_idle is not FigureCanvasBase.draw_idle:
-            self.fig.canvas.draw_idle()  # an interactive backend schedules a redraw; Agg would draw now
+        self._request_redraw()
         return self.regime
 
     def _paste_key(self, ax):
@@ -356,8 +354,5 @@ class DecodeFigure(LiveFigure):
         return self.fig.add_artist(AnnotationBbox(image, (0.5, 0.0), xycoords="figure fraction",
                                                   box_alignment=(0.5, 0.0), frameon=False, pad=0.2))
 
-    def _dynamic(self):
-        """The artists an update changes, lowest first; everything else is the cached background."""
-        arts = [a for group in (self.latency, self.cost) for a in group.values()] + self.markers + [self.label]
-        arts += [sp for ax in self.axes for sp in ax.spines.values()]  # redrawn over the grey wall
-        return sorted(arts, key=lambda a: a.get_zorder())
+    def _changing(self):
+        return [a for group in (self.latency, self.cost) for a in group.values()] + self.markers + [self.label]

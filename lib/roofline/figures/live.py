@@ -3,17 +3,28 @@
 import io
 
 import numpy as np
+from matplotlib.backend_bases import FigureCanvasBase
 
 
 class LiveFigure:
     """A matplotlib figure on an Agg canvas whose updates redraw only what changed.
 
-    A subclass sets ``self.fig`` and ``self.axes`` and lists in ``_dynamic()`` the artists an
+    A subclass sets ``self.fig`` and ``self.axes`` and lists in ``_changing()`` the artists an
     update changes; :meth:`render` draws the rest once for each set of y ranges and caches it.
     """
 
-    def _dynamic(self):
+    def _changing(self):
         raise NotImplementedError
+
+    def _dynamic(self):
+        """The artists an update changes and the axes' spines (redrawn over shaded spans), lowest first."""
+        arts = list(self._changing()) + [sp for ax in self.axes for sp in ax.spines.values()]
+        return sorted(arts, key=lambda a: a.get_zorder())
+
+    def _request_redraw(self):
+        """Ask an interactive backend for a redraw; Agg draws on :meth:`render` instead."""
+        if type(self.fig.canvas).draw_idle is not FigureCanvasBase.draw_idle:
+            self.fig.canvas.draw_idle()
 
     def render(self):
         """Draw the figure into its Agg canvas, reusing the background of earlier frames.

@@ -15,7 +15,6 @@ number comes from :mod:`roofline.memory` and :mod:`roofline.decode` through a
 """
 
 import numpy as np
-from matplotlib.backend_bases import FigureCanvasBase
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
@@ -120,11 +119,8 @@ class MemoryFigure(LiveFigure):
         self.title.set_text(f"{d.model.key} on {g} x {d.hardware.key} per stage; micro-batch "
                             f"{self.micro_batch:,.0f}, L = {self.len_ctx:,.0f}: {at:.1f} GB per GPU at P = "
                             f"{self.n_stages:g}")
-        if type(self.fig.canvas).draw_idle is not FigureCanvasBase.draw_idle:
-            self.fig.canvas.draw_idle()
+        self._request_redraw()
         return at
 
-    def _dynamic(self):
-        arts = list(self.mem.values()) + [self.marker, self.floor["floor"], self.dot, self.title]
-        arts += [sp for ax in self.axes for sp in ax.spines.values()]
-        return sorted(arts, key=lambda a: a.get_zorder())
+    def _changing(self):
+        return list(self.mem.values()) + [self.marker, self.floor["floor"], self.dot, self.title]

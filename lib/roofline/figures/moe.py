@@ -15,7 +15,6 @@ from the library; this module uses matplotlib only.
 """
 
 import numpy as np
-from matplotlib.backend_bases import FigureCanvasBase
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
@@ -257,11 +256,8 @@ class MoeFigure(LiveFigure):
         top = max(y["step"].max(), y["comm"].max()) * 3
         low = max(min(y["step"].min(), y["comm"].min()) / 30, top / 1e6)
         ax.set_ylim(10.0 ** np.floor(np.log10(low)), 10.0 ** np.ceil(np.log10(top)), auto=None)
-        if type(self.fig.canvas).draw_idle is not FigureCanvasBase.draw_idle:
-            self.fig.canvas.draw_idle()
+        self._request_redraw()
         return self.regime
 
-    def _dynamic(self):
-        ax = self.axes[0]
-        arts = list(self.parts.values()) + [self.marker, self.label] + list(ax.spines.values())
-        return sorted(arts, key=lambda a: a.get_zorder())
+    def _changing(self):
+        return list(self.parts.values()) + [self.marker, self.label]

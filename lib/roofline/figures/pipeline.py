@@ -10,7 +10,6 @@
 0.429
 """
 
-from matplotlib.backend_bases import FigureCanvasBase
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
@@ -116,8 +115,7 @@ class PipelineFigure(LiveFigure):
         else:
             note = ""
         self.title.set_text(f"{self.kind}: P = {P} stages, m = {M} micro-batches; idle {self.idle:.1%}{note}")
-        if type(self.fig.canvas).draw_idle is not FigureCanvasBase.draw_idle:
-            self.fig.canvas.draw_idle()
+        self._request_redraw()
         return self.idle
 
     def render(self):
@@ -125,6 +123,6 @@ class PipelineFigure(LiveFigure):
         self.fig.canvas.draw()
         return self.fig.canvas.buffer_rgba()
 
-    def _dynamic(self):
+    def _changing(self):
         return list(self.artists)
 
