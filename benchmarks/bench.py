@@ -141,6 +141,29 @@ def bench_widget_memory(repeat=40):
     return {"memory_widget_update_median_ms": _cycle(fig, settings, repeat) * 1e3}
 
 
+def bench_widget_training(repeat=40):
+    """Chapter 5's live figure: costs along a loss and over-training against traffic, solved and drawn."""
+    from roofline.figures import training as train_plots
+
+    fig = train_plots.TrainingFigure()  # as the notebook's widget
+    settings = [dict(n_active=1e11, traffic=5e7, months=2, rl_flops=3, decode_mfu=1 / 3, law_name="epoch"),
+                dict(n_active=4e11, traffic=1e9, months=6, rl_flops=6, decode_mfu=0.2, law_name="hoffmann"),
+                dict(n_active=2e10, traffic=2e6, months=1, rl_flops=2, decode_mfu=1.0, law_name="epoch")]
+    return {"training_widget_update_median_ms": _cycle(fig, settings, repeat) * 1e3}
+
+
+def bench_widget_revnet(repeat=40):
+    """Chapter 7's live timeline: three memory timelines recomputed and drawn, and the PNG."""
+    from roofline.figures import revnet as rev_plots
+
+    fig = rev_plots.TimelineFigure(n_layers=80, d_model=8192, n_heads=64, micro_batch=1, len_ctx=4096,
+                                   saved_act_bytes=2)  # as the notebook's widget
+    settings = [dict(n_layers=80, d_model=8192, n_heads=64, micro_batch=1, len_ctx=4096, saved_act_bytes=2),
+                dict(n_layers=126, d_model=16384, n_heads=128, micro_batch=2, len_ctx=8192, saved_act_bytes=1),
+                dict(n_layers=32, d_model=4096, n_heads=32, micro_batch=8, len_ctx=2048, saved_act_bytes=4)]
+    return {"revnet_widget_update_median_ms": _cycle(fig, settings, repeat) * 1e3}
+
+
 def bench_chapters(repeat=3):
     import nbformat
     from nbclient import NotebookClient
@@ -170,7 +193,7 @@ def main():
     ap.add_argument("--no-chapters", action="store_true", help="skip executing the chapter notebooks")
     args = ap.parse_args()
     res = {**bench_grid(), **bench_widget(), **bench_widget_moe(), **bench_widget_pipeline(),
-           **bench_widget_memory()}
+           **bench_widget_memory(), **bench_widget_training(), **bench_widget_revnet()}
     if not args.no_chapters:
         res["chapters"] = bench_chapters()
     if args.json:
@@ -187,6 +210,10 @@ def main():
     print(f"chapter 3 widget update (schedule + draw + PNG): {res['pipeline_widget_update_median_ms']:.1f} ms "
           f"median (target <= 50)")
     print(f"chapter 4 widget update (update + render + PNG): {res['memory_widget_update_median_ms']:.1f} ms "
+          f"median (target <= 50)")
+    print(f"chapter 5 widget update (optimum + draw + PNG): {res['training_widget_update_median_ms']:.1f} ms "
+          f"median (target <= 50)")
+    print(f"chapter 7 widget update (timelines + draw + PNG): {res['revnet_widget_update_median_ms']:.1f} ms "
           f"median (target <= 50)")
     for name, r in res.get("chapters", {}).items():
         print(f"{name}: executes in {r['chapter_s']:.1f} s against {r['imports_only_s']:.1f} s for its imports "

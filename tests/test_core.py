@@ -65,11 +65,18 @@ def test_deployment_evaluates_any_registered_equation():
     for eq in equations.REGISTRY.values():
         assert d.evaluate(eq, batch=64, len_ctx=4096, n_racks=2, hop_latency=3e-6, tok_rate=1e3,
                           weight_share=0.5, stage_layers=2, n_stages=4, n_micro=8, n_chunks=2,
-                          micro_batch=16) >= 0
+                          micro_batch=16, **CH5_VALUES, **CH7_VALUES) >= 0
     with pytest.raises(ValueError, match="needs batch"):
         d.evaluate(decode.step_time_s, len_ctx=4096)
     with pytest.raises(ValueError, match="registered roofline Equation"):
         d.evaluate(lambda x: x)
+
+
+CH5_VALUES = dict(tokens_pre=1e13, tokens_rl=1e12, tokens_inf=1e13, rl_flops=4, decode_mfu=0.33, traffic=5e7,
+                  deploy_s=5e6, tokens_per_param=20, loss_floor=1.8, loss_a=482, loss_b=2085, alpha_n=0.35,
+                  beta_d=0.37, loss=2.0, train_flops=1e24, mfu=0.4)
+
+CH7_VALUES = dict(n_layers=61, n_heads=128, saved_act_bytes=2)
 
 
 def test_default_chip_count_is_visible_and_sensible():
@@ -132,9 +139,10 @@ def test_check_never_raises(answer, expected, rel_tol, what):
 
 
 # -- the import graph flows one way -------------------------------------------------------------
-LAYERS = [("_check",), ("symbols",), ("equations",), ("decode",), ("moe",), ("pipeline",), ("memory",), ("registry",),
+LAYERS = [("_check",), ("symbols",), ("equations",), ("decode",), ("moe",), ("pipeline",), ("memory",), ("training",), ("serving",),
+          ("revnet",), ("registry",),
           ("hardware", "models", "lecture", "prices"), ("hf",), ("deployment",), ("measured",), ("figures",),
-          ("notebook",), ("check",)]
+          ("notebook",), ("web",), ("check",)]
 
 
 def _imports(path, root):

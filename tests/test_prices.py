@@ -23,7 +23,7 @@ def test_csv_is_one_price_per_row_with_date_and_source():
     rows = _csv_rows()
     assert list(rows[0]) == ["key", "provider", "model", "tier", "tier_aliases", "context", "kind",
                              "usd_per_mtok", "change", "as_of", "source", "confidence", "notes"]
-    assert len(rows) == len(prices.ENTRIES) == 186
+    assert len(rows) == len(prices.ENTRIES) == 194
     assert len({r["key"] for r in rows}) == len(rows)
     for r in rows:
         assert r["as_of"].strip() and len(r["source"]) > 5 and r["source"] != "same", r["key"]

@@ -43,6 +43,14 @@ def systems(draw):
         tok_rate=draw(log_uniform(1, 1e6)), weight_share=draw(st.floats(0.01, 1.0)),
         stage_layers=draw(log_uniform(1, 100)), n_stages=draw(log_uniform(1, 64)), n_micro=draw(log_uniform(1, 1e3)),
         n_chunks=draw(log_uniform(1, 8)), micro_batch=draw(log_uniform(1e-3, 1e6)),
+        n_layers=draw(log_uniform(1, 1e3)), n_heads=draw(log_uniform(1, 1e3)),
+        saved_act_bytes=draw(st.sampled_from([0.5, 1.0, 2.0, 4.0])),
+        tokens_pre=draw(log_uniform(1e6, 1e17)), tokens_rl=draw(log_uniform(1e3, 1e17)),
+        tokens_inf=draw(log_uniform(1e3, 1e17)), rl_flops=draw(st.floats(2, 6)), decode_mfu=draw(log_uniform(1e-2, 2)),
+        traffic=draw(log_uniform(1, 1e10)), deploy_s=draw(log_uniform(1, 1e9)), tokens_per_param=draw(log_uniform(1, 1e4)),
+        loss_floor=draw(log_uniform(0.5, 3)), loss_a=draw(log_uniform(1, 1e4)), loss_b=draw(log_uniform(1, 1e4)),
+        alpha_n=draw(log_uniform(0.1, 1)), beta_d=draw(log_uniform(0.1, 1)), loss=draw(log_uniform(0.5, 10)),
+        train_flops=draw(log_uniform(1e15, 1e28)), mfu=draw(log_uniform(1e-2, 1)),
     )
 
 

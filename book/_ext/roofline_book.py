@@ -1,4 +1,11 @@
-"""Four Sphinx tweaks for the book's HTML pages.
+"""Five Sphinx tweaks for the book's HTML pages.
+
+Live figures without a kernel. A chapter marks where a live figure goes with
+``<div class="roofline-live" data-figure="KEY">``; only those pages load ``roofline-generated.js`` (the
+library's equations and registry data, written by :mod:`roofline.web`) and ``roofline-live.js`` (the
+controls and the plotter), both served from ``_static``. The generated script is written afresh into the
+built ``_static`` at every build, and the build warns (an error under ``-W``) when the committed copy in
+``book/_static`` is stale: ``python -m roofline.web book/_static/roofline-generated.js`` refreshes it.
 
 Launch buttons only on pages built from a Jupyter notebook. The generated pages (notation, appendix) are MyST-markdown notebooks so that their tables are
 computed at build time. sphinx-book-theme would give them Binder, Colab and Live Code buttons that
@@ -22,6 +29,42 @@ lists; Sphinx looks them up as ``(type, target)`` tuples, so they are made tuple
 
 import importlib
 import inspect
+from pathlib import Path
+
+from sphinx.util import logging
+
+LIVE_SCRIPTS = ("roofline-generated.js", "roofline-live.js")  # in load order: data and equations first
+_logger = logging.getLogger(__name__)
+
+
+def _committed_bundle(app):
+    return Path(app.srcdir) / "book" / "_static" / LIVE_SCRIPTS[0]
+
+
+def check_live_bundle(app):
+    """Warn (an error under -W) if the committed generated script differs from what the library generates."""
+    from roofline import web
+
+    committed = _committed_bundle(app)
+    if not committed.is_file() or committed.read_text() != web.bundle():
+        _logger.warning(f"{committed} is stale: the library's equations or registry changed; run "
+                        f"python -m roofline.web {committed.relative_to(app.srcdir)}")
+
+
+def write_live_bundle(app, exception):
+    """Write the generated script into the built _static, from the library as it is now."""
+    if exception is None and app.builder.format == "html":
+        from roofline import web
+
+        static = Path(app.outdir) / "_static"
+        static.mkdir(parents=True, exist_ok=True)
+        (static / LIVE_SCRIPTS[0]).write_text(web.bundle())
+
+
+def add_live_scripts(app, pagename, templatename, context, doctree):
+    if 'class="roofline-live"' in (context.get("body") or ""):
+        for name in LIVE_SCRIPTS:
+            app.add_js_file(name, loading_method="defer")  # on this page only (Sphinx >= 3.5)
 
 
 def drop_launch_buttons(app, pagename, templatename, context, doctree):
@@ -63,6 +106,9 @@ def nitpick_ignore_as_tuples(app, config):
 
 def setup(app):
     app.connect("config-inited", nitpick_ignore_as_tuples)
+    app.connect("builder-inited", check_live_bundle)
+    app.connect("build-finished", write_live_bundle)
+    app.connect("html-page-context", add_live_scripts)
     app.connect("missing-reference", resolve_reexport)
     # sphinx-book-theme adds the buttons at priority 501; run after it.
     app.connect("html-page-context", drop_launch_buttons, priority=502)

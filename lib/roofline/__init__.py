@@ -8,6 +8,8 @@ decode      chapter 1: the decode-step equations
 moe         chapter 2: experts over the chips of a rack, the all-to-all, capacity bounds
 pipeline    chapter 3: the cut condition, pipeline bubbles, inference through P stages
 memory      chapter 4: weights and KV per GPU with pipelining; the token's hops
+training    chapter 5: 6ND, RL and inference compute, Chinchilla's law, over-training
+revnet      chapter 7: Feistel rounds and RevNet blocks; activation memory stored or recomputed
 registry    one Registry class for the CSV tables; precisions
 hardware    accelerator chips with memory and network tiers, with sources
 models      model registry; experts and KV-cache bytes from the architecture
@@ -18,13 +20,15 @@ deployment  a model on hardware: values by symbol; evaluates any registered equa
 measured    published decode throughput with its setup, set against the roofline
 figures     one module per chapter: draw_* helpers and live figures (matplotlib only)
 notebook    helpers every chapter notebook uses (glue, claims, deploy, the Colab cell)
+web         the published page's live figures: equations as JavaScript, registry data, controls
 check       self-check helper for exercises
 """
 
 from . import (check, decode, deployment, equations, figures, hardware, hf, lecture, measured, memory, models,
-               moe, notebook, pipeline, prices, registry, symbols)
+               moe, notebook, pipeline, prices, registry, revnet, symbols, training, web)
 from .deployment import Deployment
 
 __all__ = ["Deployment", "check", "decode", "deployment", "equations", "figures", "hardware", "hf", "lecture",
-           "measured", "memory", "models", "moe", "notebook", "pipeline", "prices", "registry", "symbols"]
+           "measured", "memory", "models", "moe", "notebook", "pipeline", "prices", "registry", "revnet",
+           "symbols", "training", "web"]
 __version__ = "0.2.0"

@@ -44,14 +44,30 @@ _OPTIONAL_POSITIVE = ("flops_bf16", "flops_fp8", "flops_fp4", "flops_fp4_trainin
 class MemoryTier:
     """One level of a chip's memory: capacity and bandwidth per chip, and the time to read it all."""
 
-    name: str            # "HBM", "DDR" (host memory) or "flash"
-    bytes: float         # byte per chip
-    bandwidth: float     # byte/s per chip
+    name: str            # "HBM", "DDR" (host memory), "flash" or "disk"
+    bytes: float         # byte per chip (per device for a storage device)
+    bandwidth: float     # byte/s per chip (per device)
+    source: str = ""     # where a storage device's figures come from (a chip's are in its row)
 
     @property
     def drain_time_s(self):
         """How long reading the whole tier once takes, in seconds (capacity over bandwidth)."""
         return self.bytes / self.bandwidth
+
+
+DEVICES = {
+    "NVMe PCIe 4.0 (Samsung PM1733, 15.36 TB)": MemoryTier(
+        "flash", 15.36e12, 7.0e9, "Samsung PM1733 spec table: 15.36 TB, 7,000 MB/s sequential read (AnandTech, "
+        "'Samsung Announces First PCIe 5.0 Enterprise SSD: PM1743', 2021-12-23)"),
+    "NVMe PCIe 5.0 (Samsung PM1743, 15.36 TB)": MemoryTier(
+        "flash", 15.36e12, 13.0e9, "Samsung PM1743 spec table: 15.36 TB, 13,000 MB/s sequential read (same "
+        "AnandTech article)"),
+    "HDD (Seagate Exos X20, 20 TB)": MemoryTier(
+        "disk", 20e12, 285e6, "Seagate Exos X20: 20 TB, 7,200 rpm, 285 MB/s maximum sustained transfer rate "
+        "(blocksandfiles.com, 2022-03-28 and 2023-10-18)"),
+}
+"""Storage devices outside the chip rows, one drive each. Their drain times are per drive, whatever the
+number of drives, since more drives add capacity and bandwidth alike."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -183,4 +183,55 @@ CH4 = {
                             '"this one increased by a factor of 8 from Hopper"'),
 }
 
-CHAPTERS = {1: CH1, 2: CH2, 3: CH3, 4: CH4}
+# Chapter 7: convergent evolution between neural nets and cryptography (02:04:02–02:13:40).
+CH7 = {
+    "field_elements": Claim(2, "elements (GF(2))", "02:06:26–02:06:38", 'ciphers "run in the field of two '
+                            'elements, so just binary", neural nets "in the field of real numbers"'),
+    "scrutiny_years": Claim(10, "years", "02:08:02", "a new cipher without about 10 years of scrutiny is probably "
+                            "broken (seated part, dropped from the edited transcript)"),
+    "broken_share": Claim(0.99, "of new ciphers", "02:08:29", '"99% of them are broken"'),
+    "revnet_year": Claim(2017, "year", "02:10:25", '"There\'s a 2017 paper called RevNets"'),
+    "example_layers": Claim(4, "layers", "02:12:05–02:12:13", '"Let\'s say I have four layers and I run them in '
+                            'zero, one, two, three order"'),
+}
+
+# Chapter 5: because of RL, models may be 100x over-trained beyond Chinchilla (01:18:59–01:33:02).
+CH5 = {
+    "flops_pretrain": Claim(6, "FLOP per parameter per token", "01:22:13", '"the famous 6ND formula"'),
+    "flops_forward": Claim(2, "FLOP per parameter per token", "01:22:13–01:23:48", '"The inference cost is two"'),
+    "flops_rl": Claim((2, 6), "FLOP per parameter per token", "01:23:28–01:23:46", '"Somewhere in the range of two to six"'),
+    "split": Claim(1 / 3, "of compute to each of pre-training, RL, inference", "01:24:04–01:24:36",
+                   '"a good ballpark is a 33% split between each of them"'),
+    "split_alt": Claim(0.25, "of compute to pre-training (Dwarkesh's 50/50)", "01:24:04–01:24:36",
+                       '"Thirty-three versus twenty-five is only a small factor off"'),
+    "inefficiency": Claim(0.30, "decode MFU relative to training", "01:25:28–01:26:05",
+                          '"an inefficiency term, which I would say is maybe in the range of 30%"'),
+    "alpha_first": Claim(0.1, "(alpha, first sizing)", "01:25:28–01:26:05", '"So this alpha is going to be something like '
+                         '1/10"'),
+    "beta_first": Claim(0.1, "(beta, first sizing)", "01:25:28–01:26:05", '"It\'s one third times 30%. So it also equals '
+                        '1/10"'),
+    "alpha_bumped": Claim(0.2, "(alpha, bumped)", "01:26:05–01:26:20", '"we can make this 2/10"'),
+    "alpha_final": Claim(1.5, "(alpha, corrected)", "01:27:15–01:27:47", '"This is like 1.5, and this is one"'),
+    "beta_final": Claim(1, "(beta, corrected)", "01:27:15–01:27:47", '"This is like 1.5, and this is one"'),
+    "traffic_all": Claim(500e6, "tokens/s (all models)", "01:29:49–01:29:56", '"Maybe it\'s five hundred million tokens a '
+                         'second now, I don\'t really know"'),
+    "deploy_months": Claim(2, "months", "01:29:58", '"A model is deployed for two months before it becomes '
+                           'obsolete?"'),
+    "tokens_all": Claim(2.6e15, "tokens", "01:30:08–01:30:15", 'Dwarkesh, typed into a computer: "2.6 x 10^15"'),
+    "family_split": Claim((5, 10), "models per family (divide by)", "01:30:25–01:30:41", '"Let\'s make it 5x smaller or '
+                          '10x smaller"'),
+    "traffic_model": Claim(50e6, "tokens/s (one model)", "01:30:25–01:30:41", '"maybe fifty million tokens per second, per '
+                           'specific model"'),
+    "tokens_inf": Claim(200e12, "tokens", "01:30:46", '"This comes out to around two hundred trillion tokens"'),
+    "rumoured_pretrain": Claim(150e12, "tokens", "01:31:01–01:31:12", 'Dwarkesh: "Somebody told me a hundred and fifty '
+                               'trillion" (tokens; "not well-cited")'),
+    "n_active": Claim(100e9, "active parameters", "01:31:17–01:31:31", '"in the range of a hundred billion, something like '
+                      'that. Maybe a bit larger"'),
+    "chinchilla_ratio": Claim(20, "tokens per parameter", "01:31:31–01:31:43", '"multiply by 20 to get the Chinchilla token '
+                              'count"'),
+    "chinchilla_tokens": Claim(2e12, "tokens", "01:31:31–01:31:43", '"Chinchilla ... would be around two trillion"'),
+    "overtraining": Claim(100, "x Chinchilla's tokens", "01:31:43–01:32:12", '"Which is a factor of a hundred over-trained"'),
+    "error_bar": Claim(0.5, "(fraction off)", "01:32:34", 'Dwarkesh: "Even if it\'s 50% off or something"'),
+}
+
+CHAPTERS = {1: CH1, 2: CH2, 3: CH3, 4: CH4, 5: CH5, 7: CH7}

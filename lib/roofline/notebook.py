@@ -20,6 +20,31 @@ if not all(importlib.util.find_spec(m) for m in ("roofline", "myst_nb", "ipywidg
 """The first, hidden cell of every chapter notebook (the tests check each notebook carries it verbatim)."""
 
 
+_SUFFIXES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K"))
+_SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+
+
+def human(value, digits=3):
+    """``value`` as a reader writes it: ``259T``, ``2.66M``, ``124B``; ``3.79 × 10²⁵`` beyond 10¹⁵.
+
+    ``digits`` significant figures, trailing zeros dropped. Counts of tokens, parameters, FLOPs and
+    hours read this way in prose, where ``2.59e+14`` would not.
+
+    >>> human(2.592e14), human(2.664e6), human(1.24e11), human(3.79e25), human(18.4)
+    ('259T', '2.66M', '124B', '3.79 × 10²⁵', '18.4')
+    """
+    x = float(_check.check_value("value", value, "nonnegative", "human"))
+    if not (isinstance(digits, int) and 1 <= digits <= 15):
+        raise ValueError(f"digits must be an int from 1 to 15; got {_check.short(digits)}")
+    if x >= 1e15:
+        mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
+        return f"{float(mantissa):g} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+    for scale, suffix in _SUFFIXES:
+        if x >= scale:
+            return f"{float(f'{x / scale:.{digits}g}'):g}{suffix}"
+    return f"{float(f'{x:.{digits}g}'):g}"
+
+
 def _glue(name, value):
     from myst_nb import glue  # the notebooks' dependency, not the library's
     glue(name, value, display=False)

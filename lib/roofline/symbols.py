@@ -103,6 +103,37 @@ n_chunks = _declare("v", "n_chunks", "chunks", 1, "model chunks per stage in an 
 micro_batch = _declare("b_mb", "micro_batch", "sequences", 1,
                        "sequences in one micro-batch (the whole batch is P of them in flight)", 4)
 
+# -- chapter 5: training, RL and inference compute; Chinchilla's loss law ----------------------
+tokens_pre = _declare("D_pre", "tokens_pre", "tokens", 1, "pre-training tokens (the D of 6ND)", 5)
+tokens_rl = _declare("D_RL", "tokens_rl", "tokens", 1, "tokens generated in RL rollouts", 5, "nonnegative")
+tokens_inf = _declare("D_inf", "tokens_inf", "tokens", 1,
+                      "tokens the model serves over its deployment (inference)", 5, "nonnegative")
+rl_flops = _declare("f_RL", "rl_flops", "FLOP/(parameter·token)", 1,
+                    "RL FLOPs per active parameter per rollout token: 2 (generate only) to 6 (train on all)", 5)
+decode_mfu = _declare("eta", "decode_mfu", "1", 1,
+                      "MFU of decode (RL rollouts, serving) as a fraction of training's MFU", 5)
+traffic = _declare("r_inf", "traffic", "tokens/s", 1 / u.second, "tokens one model serves per second", 5,
+                   "nonnegative")
+deploy_s = _declare("t_dep", "deploy_s", "s", u.second, "time a model is deployed before its successor", 5,
+                    "nonnegative")
+tokens_per_param = _declare("rho", "tokens_per_param", "tokens/parameter", 1,
+                            "compute-optimal training tokens per parameter (Chinchilla's rule: 20)", 5)
+loss_floor = _declare("E_0", "loss_floor", "nat/token", 1, "irreducible loss of the Chinchilla law", 5)
+loss_a = _declare("A_N", "loss_a", "nat/token", 1, "coefficient of the parameter term of the Chinchilla law", 5)
+loss_b = _declare("B_D", "loss_b", "nat/token", 1, "coefficient of the data term of the Chinchilla law", 5)
+alpha_n = _declare("alpha", "alpha_n", "1", 1, "exponent of parameters in the Chinchilla law", 5)
+beta_d = _declare("beta", "beta_d", "1", 1, "exponent of data in the Chinchilla law", 5)
+loss = _declare("L_t", "loss", "nat/token", 1, "pre-training loss a model reaches (the target)", 5)
+train_flops = _declare("C", "train_flops", "FLOP", 1, "pre-training compute budget", 5)
+mfu = _declare("U", "mfu", "1", 1, "model FLOPs utilisation: achieved over peak FLOP/s (at most 1)", 5)
+
+# -- chapter 7: activation memory of training, stored or recomputed (RevNets) -----------------
+n_layers = _declare("N_layers", "n_layers", "layers", 1,
+                    "transformer layers (blocks) a training step runs, each with its own activations", 7)
+n_heads = _declare("n_heads", "n_heads", "heads", 1, "attention (query) heads per layer", 7)
+saved_act_bytes = _declare("b_v", "saved_act_bytes", "byte/value", u.byte,
+                           "bytes of one activation value saved for the backward pass (BF16: 2)", 7)
+
 t = sp.Symbol("t", positive=True)  # time of one decode step, s: printed in equations, never an argument
 
 TABLE = {q.keyword: q for q in _ROWS}

@@ -10,6 +10,7 @@ is ever downloaded. Without Chromium the tests are skipped, unless ``ROOFLINE_BR
 import functools
 import http.server
 import os
+import statistics
 import subprocess
 import sys
 import threading
@@ -26,6 +27,7 @@ CHROMIUM_ARGS = [
 ]
 _WEIGHTS = {}  # docname -> (HTML + image bytes, all bytes loaded, is a chapter)
 _TIMES = {}    # what took how long, s
+LIVE_REPORT = {}  # live figure -> redraw and frame times (ms), the page's and the live scripts' bytes
 
 
 @pytest.fixture(scope="session")
@@ -96,11 +98,26 @@ def page_weights(out_dir):
 
 def _format_weights():
     width = max(len(name) for name in _WEIGHTS)
-    lines = [f"{'page':<{width}}  HTML+images  everything loaded"]
+    lines = [f"{'page':<{width}}  HTML+images+live JS  everything loaded"]
     for name, (own, total, chapter) in _WEIGHTS.items():
-        lines.append(f"{name:<{width}}  {own / 1e6:8.3f} MB  {total / 1e6:8.3f} MB"
+        lines.append(f"{name:<{width}}  {own / 1e6:16.3f} MB  {total / 1e6:8.3f} MB"
                      + ("  (chapter)" if chapter else ""))
     return lines
+
+
+def _format_live():
+    lines = ["figure    checks  redraw ms (median / max)  + layout ms (median / max)  page+images  live scripts"]
+    for key, r in LIVE_REPORT.items():
+        lines.append(f"{key:<9} {r['checks']:>6}  {statistics.median(r['redraw_ms']):8.2f} / {max(r['redraw_ms']):6.2f}"
+                     f"       {statistics.median(r['frame_ms']):8.2f} / {max(r['frame_ms']):6.2f}"
+                     f"      {r['page_bytes'] / 1e6:6.3f} MB   {sum(r['script_bytes'].values()) / 1e6:6.3f} MB "
+                     f"(shared by every chapter)")
+    return lines
+
+
+def write_live_report(out_dir):
+    """Keep ``_build/live_figures.txt`` up to date with the live figures measured so far."""
+    (out_dir / "live_figures.txt").write_text("\n".join(_format_live()) + "\n")
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -108,6 +125,10 @@ def pytest_terminal_summary(terminalreporter):
     if _WEIGHTS:
         terminalreporter.write_sep("-", "page weights")
         for line in _format_weights():
+            terminalreporter.write_line(line)
+    if LIVE_REPORT:
+        terminalreporter.write_sep("-", "live figures (no kernel)")
+        for line in _format_live():
             terminalreporter.write_line(line)
     for what, seconds in _TIMES.items():
         terminalreporter.write_line(f"{what}: {seconds:.0f} s")

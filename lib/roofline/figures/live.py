@@ -1,4 +1,4 @@
-"""What every live figure shares: a background cached per y range, and a PNG for an ipywidgets Image."""
+"""What every live figure shares: a background cached per axis range, and a PNG for an ipywidgets Image."""
 
 import io
 
@@ -29,12 +29,12 @@ class LiveFigure:
     def render(self):
         """Draw the figure into its Agg canvas, reusing the background of earlier frames.
 
-        The axes, ticks, labels and key are drawn once for each set of y ranges (whole decades,
+        The axes, ticks, labels and key are drawn once for each set of axis ranges (whole decades,
         so they repeat) and cached; a frame restores them and draws the changing artists.
         Returns the canvas' RGBA buffer.
         """
         canvas = self.fig.canvas
-        key = tuple(ax.get_ylim() for ax in self.axes)
+        key = tuple(ax.get_xlim() + ax.get_ylim() for ax in self.axes)
         if not hasattr(self, "_backgrounds"):
             self._backgrounds = {}
         background = self._backgrounds.get(key)

@@ -1,0 +1,598 @@
+/* The published page's live figures: controls and a small SVG plotter, with no kernel.
+ *
+ * Every number plotted comes from window.RooflineGenerated (roofline-generated.js, written by
+ * roofline.web from the library's sympy expressions and registry): this file only picks values by
+ * the controls, calls the generated equations and draws. It types no formula of the lecture's.
+ * A placeholder <div class="roofline-live" data-figure="KEY"> in a chapter becomes figure KEY.
+ *
+ * For tests and the curious, window.rooflineLive[KEY] holds the figure's state (the controls'
+ * values), plotted (every plotted array, in the units on the axes) and redraws (milliseconds each
+ * redraw took, from a control's event to the new SVG in the page).
+ */
+(function () {
+  "use strict";
+  const GEN = window.RooflineGenerated;
+  const LIVE = (window.rooflineLive = window.rooflineLive || {});
+  const SVGNS = "http://www.w3.org/2000/svg";
+  const C = {compute: "#d62728", weights: "#1f77b4", kv: "#2ca02c", memory: "#9467bd", total: "#000000",
+             comm: "#ff7f0e", wall: "#e0e0e0", grey: "#737373", fwd: "#1f77b4", bwd: "#d62728", idle: "#e6e6e6"};
+
+  // -- evaluating the generated equations ------------------------------------------------------
+  function equation(id) {
+    const eq = GEN.equations[id];
+    if (!eq) throw new Error("roofline-live: no generated equation " + id);
+    return eq;
+  }
+
+  /* The equation at `values` (keyword -> number); `key` over the array `xs` if given. */
+  function evaluate(id, values, key, xs) {
+    const eq = equation(id);
+    const args = eq.args.map(function (a) {
+      const v = values[a];
+      if (a !== key && (v === undefined || v === null)) throw new Error(id + " needs " + a);
+      return v;
+    });
+    if (key === undefined) return eq.f.apply(null, args);
+    const at = eq.args.indexOf(key);
+    return xs.map(function (x) {
+      if (at >= 0) args[at] = x;
+      return eq.f.apply(null, args);
+    });
+  }
+
+  /* A deployment's values by keyword, from the factored table roofline.web.deployments wrote. */
+  function deployment(table, m, h, p) {
+    const v = {};
+    for (const k in table.by_model) v[k] = table.by_model[k][m];
+    for (const k in table.by_chip) v[k] = table.by_chip[k][h][p];
+    for (const k in table.full) v[k] = table.full[k][m][h][p];
+    for (const k in v) if (v[k] === null) delete v[k];
+    return v;
+  }
+
+  /* Sliding-window models: KV bytes and attention FLOPs per token at the context's slider position. */
+  function atContext(values, windows, model, position) {
+    const w = windows[model];
+    if (!w) return values;
+    for (const k in w) values[k] = w[k][position];
+    return values;
+  }
+
+  const scale = (xs, f) => xs.map((x) => x * f);
+
+  // -- formatting ----------------------------------------------------------------------------
+  function short(x) {  // 1, 10, 1k, 1M, 10B, 0.001 (the library's tick labels)
+    const units = [[1e12, "T"], [1e9, "B"], [1e6, "M"], [1e3, "k"]];
+    for (const [s, u] of units) if (x >= s) return +(x / s).toPrecision(6) + u;
+    return String(+x.toPrecision(6));
+  }
+  const whole = (x) => Math.round(x).toLocaleString("en-US");
+  const pct = (x, d) => (100 * x).toFixed(d) + "%";
+  const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+  // -- a small SVG plotter ---------------------------------------------------------------------
+  function decadeLimits(lo, hi) {
+    return [Math.pow(10, Math.floor(Math.log10(lo))), Math.pow(10, Math.ceil(Math.log10(hi)))];
+  }
+
+  function niceTicks(lo, hi, n) {
+    const raw = (hi - lo) / n;
+    const mag = Math.pow(10, Math.floor(Math.log10(raw)));
+    const step = [1, 2, 5, 10].map((s) => s * mag).find((s) => s >= raw);
+    const out = [];
+    for (let t = Math.ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) out.push(+t.toPrecision(12));
+    return out;
+  }
+
+  /* One panel as SVG markup. o: {box: [x, y, w, h], xlog, ylog, xlim, ylim, xlabel, ylabel, spans,
+   * lines: [{x, y, color, width, dash, opacity}], vlines, hline, points, rects, yticks, xticks, note} */
+  function panel(o) {
+    const [X, Y, W, H] = o.box;
+    const tx = o.xlog ? (x) => X + W * (Math.log10(x) - Math.log10(o.xlim[0])) / (Math.log10(o.xlim[1]) - Math.log10(o.xlim[0]))
+                      : (x) => X + W * (x - o.xlim[0]) / (o.xlim[1] - o.xlim[0]);
+    const ty = o.ylog ? (y) => Y + H - H * (Math.log10(y) - Math.log10(o.ylim[0])) / (Math.log10(o.ylim[1]) - Math.log10(o.ylim[0]))
+                      : (y) => Y + H - H * (y - o.ylim[0]) / (o.ylim[1] - o.ylim[0]);
+    const parts = [`<clipPath id="${o.id}"><rect x="${X}" y="${Y}" width="${W}" height="${H}"/></clipPath>`];
+    const body = [];
+    (o.spans || []).forEach((s) => {
+      if (s.x1 > s.x0) body.push(`<rect x="${tx(s.x0)}" y="${Y}" width="${tx(s.x1) - tx(s.x0)}" height="${H}" fill="${s.color}"/>`);
+    });
+    (o.rects || []).forEach((r) => {
+      body.push(`<rect x="${tx(r.x0).toFixed(2)}" y="${ty(r.y1).toFixed(2)}" width="${(tx(r.x1) - tx(r.x0)).toFixed(2)}" ` +
+                `height="${(ty(r.y0) - ty(r.y1)).toFixed(2)}" fill="${r.color}"${r.edge ? ` stroke="${r.edge}" stroke-width="0.8"` : ""}/>`);
+    });
+    (o.lines || []).forEach((l) => {
+      let d = "", pen = false;
+      for (let i = 0; i < l.x.length; i++) {
+        const ok = isFinite(l.y[i]) && (!o.ylog || l.y[i] > 0);
+        if (!ok) { pen = false; continue; }
+        const px = tx(l.x[i]), py = Math.max(-1e4, Math.min(1e4, ty(l.y[i])));
+        d += (pen ? "L" : "M") + px.toFixed(2) + " " + py.toFixed(2);
+        pen = true;
+      }
+      body.push(`<path d="${d}" fill="none" stroke="${l.color}" stroke-width="${l.width || 1}"` +
+                (l.dash ? ` stroke-dasharray="${l.dash}"` : "") + (l.opacity ? ` stroke-opacity="${l.opacity}"` : "") + "/>");
+    });
+    (o.hlines || []).forEach((h) => {
+      body.push(`<line x1="${X}" x2="${X + W}" y1="${ty(h.y)}" y2="${ty(h.y)}" stroke="${h.color}" stroke-dasharray="5 3"/>`);
+    });
+    (o.vlines || []).forEach((v) => {
+      body.push(`<line x1="${tx(v.x)}" x2="${tx(v.x)}" y1="${Y}" y2="${Y + H}" stroke="${v.color}" stroke-dasharray="2 2"/>`);
+    });
+    (o.points || []).forEach((p) => {
+      if (isFinite(p.y) && isFinite(p.x)) body.push(`<circle cx="${tx(p.x)}" cy="${ty(p.y)}" r="${p.r || 3.5}" fill="${p.color || "#000"}"/>`);
+    });
+    parts.push(`<g clip-path="url(#${o.id})">${body.join("")}</g>`);
+    parts.push(`<rect x="${X}" y="${Y}" width="${W}" height="${H}" fill="none" stroke="#333" stroke-width="0.8"/>`);
+    const ticks = (lim, log) => {
+      if (!log) return niceTicks(lim[0], lim[1], 5);
+      const out = [];
+      const a = Math.round(Math.log10(lim[0])), b = Math.round(Math.log10(lim[1]));
+      const every = Math.max(1, Math.ceil((b - a) / 7));
+      for (let e = a; e <= b; e += every) out.push(Math.pow(10, e));
+      return out;
+    };
+    (o.xticks || ticks(o.xlim, o.xlog)).forEach((t) => {
+      const px = tx(t.v !== undefined ? t.v : t);
+      parts.push(`<line x1="${px}" x2="${px}" y1="${Y + H}" y2="${Y + H + 4}" stroke="#333"/>` +
+                 `<text x="${px}" y="${Y + H + 16}" text-anchor="middle">${esc(t.label || short(t))}</text>`);
+    });
+    (o.yticks || ticks(o.ylim, o.ylog)).forEach((t) => {
+      const py = ty(t.v !== undefined ? t.v : t);
+      parts.push(`<line x1="${X - 4}" x2="${X}" y1="${py}" y2="${py}" stroke="#333"/>` +
+                 `<text x="${X - 6}" y="${py + 4}" text-anchor="end">${esc(t.label || short(t))}</text>`);
+    });
+    parts.push(`<text x="${X + W / 2}" y="${Y + H + 34}" text-anchor="middle">${esc(o.xlabel)}</text>`);
+    parts.push(`<text transform="translate(${X - 44} ${Y + H / 2}) rotate(-90)" text-anchor="middle">${esc(o.ylabel)}</text>`);
+    if (o.note) {
+      const lines = o.note.split("\n");
+      parts.push(`<rect x="${X + 6}" y="${Y + 5}" width="${o.noteWidth || 230}" height="${lines.length * 15 + 6}" fill="#fff" fill-opacity="0.85"/>`);
+      lines.forEach((s, i) => parts.push(`<text x="${X + 10}" y="${Y + 19 + 15 * i}">${esc(s)}</text>`));
+    }
+    return parts.join("");
+  }
+
+  function legend(items) {
+    return items.map(([label, color, style]) =>
+      `<span class="roofline-live-key"><svg width="26" height="10" aria-hidden="true"><line x1="1" x2="25" y1="5" y2="5" ` +
+      `stroke="${color}" stroke-width="${style && style.width || 2}"${style && style.dash ? ` stroke-dasharray="${style.dash}"` : ""}` +
+      `${style && style.opacity ? ` stroke-opacity="${style.opacity}"` : ""}/></svg>${esc(label)}</span>`).join("");
+  }
+
+  // -- controls --------------------------------------------------------------------------------
+  function formatControl(c, v) {
+    if (c.kind !== "range") return String(v);
+    return c.log ? (v >= 100 ? whole(v) : String(+v.toPrecision(4))) : String(v);
+  }
+
+  /* The controls of spec `spec`, as labelled native inputs; `changed(name)` after each move. */
+  function buildControls(root, key, spec, state, changed) {
+    const form = document.createElement("form");
+    form.className = "roofline-live-controls";
+    form.addEventListener("submit", (e) => e.preventDefault());
+    spec.controls.forEach((c) => {
+      const id = `roofline-${key}-${c.name}`;
+      const label = document.createElement("label");
+      label.htmlFor = id;
+      const text = document.createElement("span");
+      text.textContent = c.label;
+      label.appendChild(text);
+      let input;
+      if (c.kind === "select") {
+        input = document.createElement("select");
+        c.options.forEach((o) => {
+          const opt = document.createElement("option");
+          opt.value = opt.textContent = o;
+          input.appendChild(opt);
+        });
+        input.value = state[c.name];
+        input.addEventListener("change", () => { state[c.name] = input.value; changed(c.name); });
+      } else if (c.kind === "check") {
+        input = document.createElement("input");
+        input.type = "checkbox";
+        input.checked = state[c.name];
+        input.addEventListener("change", () => { state[c.name] = input.checked; changed(c.name); });
+        label.insertBefore(input, text);
+      } else {
+        input = document.createElement("input");
+        input.type = "range";
+        input.min = 0;
+        input.max = c.grid.length - 1;
+        input.step = 1;
+        input.value = c.grid.indexOf(state[c.name]);
+        const out = document.createElement("output");
+        out.htmlFor = id;
+        const show = () => {
+          out.textContent = formatControl(c, state[c.name]);
+          input.setAttribute("aria-valuetext", out.textContent);
+        };
+        show();
+        input.addEventListener("input", () => { state[c.name] = c.grid[+input.value]; show(); changed(c.name); });
+        label.appendChild(input);
+        label.appendChild(out);
+      }
+      input.id = id;
+      input.name = c.name;
+      if (c.kind === "select") label.appendChild(input);
+      form.appendChild(label);
+    });
+    root.appendChild(form);
+    return form;
+  }
+
+  // -- chapter 1: step time and cost per token against batch -----------------------------------
+  function decode(spec, s) {
+    const D = spec.data, opts = (n) => spec.controls.find((c) => c.name === n);
+    const mi = opts("model").options.indexOf(s.model), hi = opts("chip").options.indexOf(s.chip);
+    const pi = opts("precision").options.indexOf(s.precision), ci = opts("context").grid.indexOf(s.context);
+    const v = atContext(deployment(D.deployments, mi, hi, pi), D.windows, s.model, ci);
+    v.len_ctx = s.context;
+    const x = D.batch, L = s.context, b = s.batch;
+    const terms = (xs) => ({
+      compute: evaluate("decode.compute_time_s", v, "batch", xs), weights: evaluate("decode.weight_time_s", v, "batch", xs),
+      kv: evaluate("decode.kv_time_s", v, "batch", xs), memory: evaluate("decode.memory_time_s", v, "batch", xs),
+      step: evaluate("decode.step_time_s", v, "batch", xs)});
+    const refinedTerms = (xs) => {
+      const t = {compute: evaluate("decode.compute_time_attn_s", v, "batch", xs),
+                 weights: evaluate("decode.weight_time_touched_s", v, "batch", xs),
+                 kv: evaluate("decode.kv_time_s", v, "batch", xs), step: evaluate("decode.step_time_refined_s", v, "batch", xs)};
+      t.memory = t.weights.map((w, i) => w + t.kv[i]);
+      return t;
+    };
+    const perStep = (xs) => {  // USD per token per second of step: G x price / 3600 / B
+      const cost = evaluate("decode.cost_per_token_usd", v, "batch", xs), step = evaluate("decode.step_time_s", v, "batch", xs);
+      return cost.map((c, i) => c / step[i]);
+    };
+    const asLatency = (t) => Object.fromEntries(Object.entries(t).map(([k, a]) => [k, scale(a, D.ms)]));
+    const asCost = (t, xs) => {
+      const u = perStep(xs);
+      return Object.fromEntries(Object.entries(t).map(([k, a]) => [k, a.map((y, i) => y * u[i] * D.per_million)]));
+    };
+    const t = terms(x);
+    const out = {batch: x, latency: asLatency(t), cost: asCost(t, x)};
+    const floor = evaluate("decode.cost_floor_usd", v) * D.per_million;
+    out.floor = x.map(() => floor);
+    out.wall = evaluate("decode.max_batch_n", v);
+    const bend = evaluate("decode.balance_batch_with_kv_n", v);
+    out.balance = isFinite(bend) && x[0] <= bend && bend <= x[x.length - 1]
+      ? {batch: bend, latency: asLatency(terms([bend])).step[0], cost: asCost(terms([bend]), [bend]).step[0]} : null;
+    out.refined = null;
+    if (s.refined && v.n_routed !== undefined) {
+      try {
+        const r = refinedTerms(x);
+        out.refined = {latency: asLatency(r), cost: asCost(r, x)};
+      } catch (e) { out.refined = null; }  // a chip without the cache's precision has no attention rate
+    }
+    const at = terms([b]);
+    out.regime = at.compute[0] >= at.weights[0] + at.kv[0] ? "compute-bound"
+      : (at.weights[0] >= at.kv[0] ? "weight-bound" : "KV-bound");
+    const fits = b <= out.wall ? "KV fits" : `KV does NOT fit (max B ${whole(out.wall)})`;
+    out.label = `${s.model}\n${v.n_chips} x ${s.chip}, ${v.precision}\nB = ${whole(b)}, L = ${whole(L)}\n${out.regime}; ${fits}`;
+    return out;
+  }
+
+  function decadeRange(arrays) {
+    let lo = Infinity, hi = 0;
+    arrays.forEach((a) => a.forEach((y) => { if (isFinite(y) && y > 0) { lo = Math.min(lo, y); hi = Math.max(hi, y); } }));
+    return [lo, hi];
+  }
+
+  function drawDecode(spec, s, p) {
+    const x = p.batch, xlim = [x[0], x[x.length - 1]];
+    const wallFrom = Math.min(Math.max(p.wall, xlim[0]), xlim[1]);
+    const panels = [["latency", "time per decode step (ms)", 62], ["cost", "cost (USD per million tokens)", 432]];
+    return panels.map(([k, ylabel, left], i) => {
+      const y = p[k];
+      const shown = [y.compute, y.weights, y.kv, y.memory, y.step].concat(k === "cost" ? [p.floor] : [])
+        .concat(p.refined ? [p.refined[k].weights, p.refined[k].step] : []);
+      // as the library's figure: whole decades around the bold line, from the lowest curve shown
+      const [slo, shi] = decadeRange([y.step]);
+      const [allLo] = decadeRange(shown);
+      const ylim = decadeLimits(Math.max(allLo, slo / 30), shi * 3);
+      const lines = [
+        {x, y: y.compute, color: C.compute}, {x, y: y.weights, color: C.weights}, {x, y: y.kv, color: C.kv},
+        {x, y: y.memory, color: C.memory, dash: "5 3"}];
+      if (k === "cost") lines.unshift({x, y: p.floor, color: C.grey, width: 6, opacity: 0.3});
+      lines.push({x, y: y.step, color: C.total, width: 3, opacity: 0.8});
+      if (p.refined) {
+        lines.push({x, y: p.refined[k].step, color: C.grey, width: 2.5, dash: "8 3 2 3"});
+        lines.push({x, y: p.refined[k].weights, color: C.weights, width: 2, dash: "2 2"});
+      }
+      return panel({id: `rl-decode-${i}`, box: [left, 12, 280, 250], xlog: true, ylog: true, xlim, ylim,
+                    xlabel: "batch size (sequences)", ylabel, spans: [{x0: wallFrom, x1: xlim[1], color: C.wall}], lines,
+                    vlines: [{x: s.batch, color: C.grey}],
+                    points: p.balance ? [{x: p.balance.batch, y: p.balance[k]}] : [],
+                    note: i === 0 ? p.label : null, noteWidth: 250});
+    }).join("");
+  }
+
+  // -- chapter 2: the step with the all-to-all ------------------------------------------------
+  function moe(spec, s) {
+    const D = spec.data, opts = (n) => spec.controls.find((c) => c.name === n);
+    const mi = opts("model").options.indexOf(s.model), hi = opts("chip").options.indexOf(s.chip);
+    const ci = opts("context").grid.indexOf(s.context), ei = opts("experts").grid.indexOf(s.experts);
+    const v = atContext(deployment(D.deployments, mi, hi, 0), D.windows, s.model, ci);
+    // as chapter 2's widget: the model with E experts and top-K routing, on the chips that split them evenly
+    v.n_experts = s.experts;
+    v.top_k = Math.min(s.top_k, s.experts);
+    v.n_chips = D.ep_chips[s.chip][ei];
+    v.n_racks = Math.min(s.racks, v.n_chips);
+    v.hop_latency = v.n_racks > 1 ? D.hop_latency[s.chip].racks : D.hop_latency[s.chip].rack;
+    v.len_ctx = s.context;
+    const parts = (xs) => ({
+      compute: evaluate("decode.compute_time_s", v, "batch", xs), weights: evaluate("decode.weight_time_s", v, "batch", xs),
+      kv: evaluate("decode.kv_time_s", v, "batch", xs), memory: evaluate("decode.memory_time_s", v, "batch", xs),
+      comm: evaluate("moe.comm_time_s", v, "batch", xs), step: evaluate("moe.step_with_comm_s", v, "batch", xs),
+      hidden: evaluate("moe.step_with_comm_s[overlap=full]", v, "batch", xs)});
+    const ms = (t) => Object.fromEntries(Object.entries(t).map(([k, a]) => [k, scale(a, D.ms)]));
+    const x = D.batch, b = s.batch;
+    const out = {batch: x, parts: ms(parts(x)), wall: evaluate("decode.max_batch_n", v), n_chips: v.n_chips,
+                 n_racks: v.n_racks, hop_latency: v.hop_latency};
+    const at = ms(parts([b]));
+    const three = {compute: at.compute[0], memory: at.memory[0], communication: at.comm[0]};
+    out.regime = Object.keys(three).reduce((a, k) => (three[k] > three[a] ? k : a));
+    const share = at.comm[0] / Math.max(at.compute[0], at.memory[0]);
+    const fits = b <= out.wall ? "KV fits" : "KV does NOT fit";
+    out.label = `${s.model}, ${v.n_chips} x ${s.chip} in ${v.n_racks} rack(s)\nB = ${whole(b)}, L = ${whole(s.context)}; ${fits}\n` +
+                `all-to-all = ${pct(share, 0)} of the step without it`;
+    return out;
+  }
+
+  function drawMoe(spec, s, p) {
+    const x = p.batch, xlim = [x[0], x[x.length - 1]], y = p.parts;
+    const [, top0] = decadeRange([y.step, y.comm]);
+    const [low0] = decadeRange([y.step, y.comm]);
+    const top = top0 * 3, low = Math.max(low0 / 30, top / 1e6);
+    const wallFrom = Math.min(Math.max(p.wall, xlim[0]), xlim[1]);
+    return panel({id: "rl-moe", box: [72, 12, 620, 270], xlog: true, ylog: true, xlim, ylim: decadeLimits(low, top),
+                  xlabel: "batch size (sequences)", ylabel: "time per decode step (ms)",
+                  spans: [{x0: wallFrom, x1: xlim[1], color: C.wall}],
+                  lines: [{x, y: y.compute, color: C.compute}, {x, y: y.weights, color: C.weights}, {x, y: y.kv, color: C.kv},
+                          {x, y: y.memory, color: C.memory, dash: "5 3"}, {x, y: y.comm, color: C.comm, width: 1.5},
+                          {x, y: y.hidden, color: C.grey, width: 2, dash: "8 3 2 3"},
+                          {x, y: y.step, color: C.total, width: 3, opacity: 0.8}],
+                  vlines: [{x: s.batch, color: C.grey}], note: p.label, noteWidth: 330});
+  }
+
+  // -- chapter 3: pipeline timelines ---------------------------------------------------------
+  /* The timeline of a schedule, as roofline.pipeline.schedule builds it: each stage runs its
+   * operations in the schedule's order, each as soon as the stage is free and its inputs are done.
+   * (An algorithm, not a formula; the browser test checks it against the library's, block by block.) */
+  function schedule(P, M, kind, f, b) {
+    const orders = [];
+    for (let s = 0; s < P; s++) {
+      const order = [];
+      if (kind === "inference" || kind === "naive") for (let i = 0; i < M; i++) order.push(["F", i]);
+      else if (kind === "gpipe") {
+        for (let i = 0; i < M; i++) order.push(["F", i]);
+        for (let i = M - 1; i >= 0; i--) order.push(["B", i]);
+      } else {
+        const warm = Math.min(P - s - 1, M);
+        for (let i = 0; i < warm; i++) order.push(["F", i]);
+        let nf = warm, nb = 0;
+        while (nb < M) {
+          if (nf < M) order.push(["F", nf++]);
+          order.push(["B", nb++]);
+        }
+      }
+      orders.push(order);
+    }
+    const done = new Map(), free = new Array(P).fill(0), pos = new Array(P).fill(0), ops = [];
+    const left = () => orders.some((o, s) => pos[s] < o.length);
+    while (left()) {
+      let progressed = false;
+      for (let s = 0; s < P; s++) {
+        if (pos[s] === orders[s].length) continue;
+        const [op, i] = orders[s][pos[s]];
+        let deps = op === "F" && s > 0 ? [["F", s - 1, i]] : [];
+        if (kind === "naive" && s === 0 && i > 0) deps = [["F", P - 1, i - 1]];
+        if (op === "B") deps = [["F", s, i]].concat(s < P - 1 ? [["B", s + 1, i]] : []);
+        if (deps.every((d) => done.has(d.join()))) {
+          const start = Math.max(free[s], ...deps.map((d) => done.get(d.join())));
+          const end = start + (op === "F" ? f : b);
+          done.set([op, s, i].join(), end);
+          free[s] = end;
+          ops.push({stage: s, micro: i, kind: op, start: start, end: end});
+          pos[s]++;
+          progressed = true;
+        }
+      }
+      if (!progressed) throw new Error("schedule deadlocked");
+    }
+    return ops;
+  }
+
+  function pipelineFigure(spec, s) {
+    const D = spec.data;
+    const ops = schedule(s.stages, s.micro, s.kind, D.fwd, D.bwd);
+    const span = Math.max(...ops.map((o) => o.end)) - Math.min(...ops.map((o) => o.start));
+    const busy = ops.reduce((a, o) => a + (o.end - o.start), 0);
+    const idle = 1 - busy / (new Set(ops.map((o) => o.stage)).size * span);
+    const out = {ops: ops, idle: idle, bubble: null};
+    let note = "";
+    if (D.with_formula.indexOf(s.kind) >= 0) {
+      out.bubble = evaluate("pipeline.bubble_fraction", {n_stages: s.stages, n_micro: s.micro});
+      note = `; (P - 1)/(m + P - 1) = ${pct(out.bubble, 1)}`;
+    }
+    out.label = `${s.kind}: P = ${s.stages} stages, m = ${s.micro} micro-batches; idle ${pct(idle, 1)}${note}`;
+    return out;
+  }
+
+  function drawPipeline(spec, s, p) {
+    const P = s.stages, span = Math.max(...p.ops.map((o) => o.end));
+    const rects = [];
+    for (let st = 0; st < P; st++) rects.push({x0: 0, x1: span, y0: st - 0.4, y1: st + 0.4, color: C.idle});
+    p.ops.forEach((o) => rects.push({x0: o.start, x1: o.end, y0: o.stage - 0.4, y1: o.stage + 0.4,
+                                     color: o.kind === "F" ? C.fwd : C.bwd, edge: "#fff"}));
+    const yticks = [];
+    const every = Math.max(1, Math.ceil(P / 12));
+    for (let st = 0; st < P; st += every) yticks.push({v: st, label: `rack ${st}`});
+    return `<text x="380" y="14" text-anchor="middle">${esc(p.label)}</text>` +
+      panel({id: "rl-pipeline", box: [84, 26, 610, 230], xlim: [0, span], ylim: [-0.6, P - 0.4], rects,
+             yticks, xticks: niceTicks(0, span, 8).filter((t) => Number.isInteger(t)).map((t) => ({v: t, label: String(t)})),
+             xlabel: "time (forward passes)", ylabel: ""});
+  }
+
+  // -- a figure described by its spec alone (roofline.web.Plot): chapter 4, and any chapter like it ---
+  const color = (name) => C[name] || name;
+
+  /* {name}, {name:,} (whole, thousands separated), {name:.1f}, {name:.0%} */
+  function fill(template, values) {
+    return template.replace(/\{(\w+)(?::([^}]*))?\}/g, (m, name, f) => {
+      const v = values[name];
+      if (v === undefined) return m;
+      if (f === ",") return whole(v);
+      const fixed = /^\.(\d+)f$/.exec(f || ""), percent = /^\.(\d+)%$/.exec(f || "");
+      if (fixed) return v.toFixed(+fixed[1]);
+      if (percent) return pct(v, +percent[1]);
+      return String(v);
+    });
+  }
+
+  function curves(spec, s) {
+    const P = spec.plot, D = spec.data, opts = (n) => spec.controls.find((c) => c.name === n);
+    let v = {};
+    const [mc, hc, pc] = P.deployment;
+    if (mc) {
+      const mi = opts(mc).options.indexOf(s[mc]), hi = opts(hc).options.indexOf(s[hc]);
+      v = deployment(D.deployments, mi, hi, pc ? opts(pc).options.indexOf(s[pc]) : 0);
+    }
+    for (const kw in P.keywords) v[kw] = s[P.keywords[kw]];
+    const ctx = P.keywords.len_ctx;
+    if (mc && ctx && D.windows) atContext(v, D.windows, s[mc], opts(ctx).grid.indexOf(s[ctx]));
+    const sum = (eqs, scale, key, xs) => {  // the sum of the equations, each times scale, over xs
+      let out = null;
+      eqs.forEach((id) => {
+        const y = evaluate(id, v, key, xs).map((t) => t * scale);
+        out = out ? out.map((a, i) => a + y[i]) : y;
+      });
+      return out;
+    };
+    const panels = P.panels.map((panel) => {
+      const out = {x: panel.grid, series: {}, at: v[panel.x]};
+      panel.series.forEach((sr) => { out.series[sr.name] = sum(sr.equations, sr.scale, panel.x, panel.grid); });
+      if (panel.hline.length) out.hline = v[panel.hline[1]] * panel.hline[2];
+      if (panel.dot) {
+        const sr = panel.series.find((x) => x.name === panel.dot);
+        out.dot = {x: v[panel.x], y: sum(sr.equations, sr.scale, panel.x, [v[panel.x]])[0]};
+      }
+      return out;
+    });
+    const scalars = {};
+    for (const name in P.scalars) scalars[name] = sum(P.scalars[name][0], P.scalars[name][1], "", [0])[0];
+    return {panels: panels, scalars: scalars, label: fill(P.label, Object.assign({}, s, scalars))};
+  }
+
+  function drawCurves(spec, s, p) {
+    const P = spec.plot, n = P.panels.length, width = (760 - 62) / n;
+    return `<text x="380" y="14" text-anchor="middle">${esc(p.label)}</text>` + P.panels.map((panel, i) => {
+      const got = p.panels[i], x = got.x;
+      const ys = Object.values(got.series).concat(got.hline !== undefined ? [[got.hline]] : []);
+      const flat = [].concat(...ys).filter((y) => isFinite(y) && (!panel.ylog || y > 0));
+      const ylim = panel.ylog ? decadeLimits(Math.min(...flat), Math.max(...flat)) : [0, Math.max(...flat) * 1.1];
+      const xlim = panel.xlog ? [x[0], x[x.length - 1]] : [x[0] - 0.75, x[x.length - 1] + 0.75];
+      const lines = panel.series.map((sr) => ({x, y: got.series[sr.name], color: color(sr.color), width: sr.width,
+                                               dash: sr.dash || null}));
+      const points = [];
+      panel.series.filter((sr) => sr.markers).forEach((sr) =>
+        x.forEach((xx, j) => points.push({x: xx, y: got.series[sr.name][j], r: 2, color: color(sr.color)})));
+      if (got.dot) points.push({x: got.dot.x, y: got.dot.y, r: 4});
+      const ticks = panel.xlog ? undefined
+        : niceTicks(x[0], x[x.length - 1], 6).filter((t) => t >= x[0]).map((t) => ({v: t, label: String(t)}));
+      return panel_svg(i, panel, got, {box: [62 + i * width, 26, width - 100, 230], xlim, ylim, lines, points, xticks: ticks});
+    }).join("");
+  }
+
+  function panel_svg(i, spec, got, o) {
+    return panel(Object.assign({id: `rl-curves-${i}`, xlog: spec.xlog, ylog: spec.ylog, xlabel: spec.xlabel,
+                                ylabel: spec.ylabel,
+                                yticks: spec.ylog ? undefined : niceTicks(o.ylim[0], o.ylim[1], 5).map((t) => ({v: t, label: String(+t.toPrecision(6))})),
+                                hlines: got.hline !== undefined ? [{y: got.hline, color: C.grey}] : [],
+                                vlines: spec.marker ? [{x: got.at, color: C.grey}] : []}, o));
+  }
+
+  function curvesKey(spec) {
+    const items = [];
+    spec.plot.panels.forEach((panel) => {
+      panel.series.forEach((sr) => items.push([sr.label, color(sr.color), {width: sr.width, dash: sr.dash}]));
+      if (panel.hline.length) items.push([panel.hline[0], C.grey, {dash: "5 3"}]);
+      if (panel.marker) {
+        const control = spec.controls.find((c) => c.name === spec.plot.keywords[panel.x]);
+        items.push([control ? control.label : panel.x, C.grey, {dash: "2 2"}]);
+      }
+    });
+    return legend(items);
+  }
+
+  // -- the figures -----------------------------------------------------------------------------
+  const FIGURES = {
+    decode: {compute: decode, draw: drawDecode, height: 320,
+             key: () => legend([["compute", C.compute], ["weight fetch", C.weights], ["KV fetch", C.kv],
+                                ["weight + KV", C.memory, {dash: "5 3"}], ["total", C.total, {width: 3}],
+                                ["slow-mode floor (cost)", C.grey, {width: 6, opacity: 0.3}],
+                                ["KV cache does not fit", C.wall, {width: 8}], ["batch B", C.grey, {dash: "2 2"}],
+                                ["total, experts touched + attention FLOPs (option)", C.grey, {dash: "8 3 2 3"}],
+                                ["weight fetch, experts touched (option)", C.weights, {dash: "2 2"}]])},
+    moe: {compute: moe, draw: drawMoe, height: 330,
+          key: () => legend([["compute", C.compute], ["weight fetch", C.weights], ["KV fetch", C.kv],
+                             ["weight + KV fetch", C.memory, {dash: "5 3"}], ["all-to-all", C.comm],
+                             ["step, all-to-all hidden", C.grey, {dash: "8 3 2 3"}],
+                             ["step, all-to-all added", C.total, {width: 3}], ["KV cache does not fit", C.wall, {width: 8}],
+                             ["batch B", C.grey, {dash: "2 2"}]])},
+    pipeline: {compute: pipelineFigure, draw: drawPipeline, height: 300,
+               key: () => legend([["forward", C.fwd, {width: 8}], ["backward", C.bwd, {width: 8}], ["idle (bubble)", C.idle, {width: 8}]])},
+  };
+
+  function mount(root) {
+    const key = root.dataset.figure, spec = GEN.figures[key];
+    const fig = spec && spec.plot ? {compute: curves, draw: drawCurves, height: 300, key: () => curvesKey(spec)}
+                                  : FIGURES[key];
+    if (!spec || !fig) {
+      root.textContent = `(no live figure named ${key})`;
+      return;
+    }
+    const state = {};
+    spec.controls.forEach((c) => { state[c.name] = c.value; });
+    root.innerHTML = "";
+    root.classList.add("roofline-live-ready");
+    const heading = document.createElement("p");
+    heading.className = "roofline-live-heading";
+    heading.textContent = "Live on this page (no kernel needed): " + spec.caption;
+    root.appendChild(heading);
+    const entry = (LIVE[key] = {state: state, plotted: null, redraws: [], spec: spec});
+    const svg = document.createElementNS(SVGNS, "svg");
+    svg.setAttribute("viewBox", `0 0 760 ${fig.height}`);
+    svg.setAttribute("class", "roofline-live-plot");
+    svg.setAttribute("role", "img");
+    const keyBox = document.createElement("div");
+    keyBox.className = "roofline-live-legend";
+    keyBox.innerHTML = fig.key();
+    const redraw = () => {
+      const t0 = performance.now();
+      const plotted = fig.compute(spec, state);
+      svg.innerHTML = fig.draw(spec, state, plotted);
+      svg.setAttribute("aria-label", plotted.label);
+      entry.plotted = plotted;
+      entry.redraws.push(performance.now() - t0);
+    };
+    buildControls(root, key, spec, state, redraw);
+    root.appendChild(svg);
+    root.appendChild(keyBox);
+    redraw();
+  }
+
+  function start() {
+    document.querySelectorAll("div.roofline-live[data-figure]").forEach((root) => {
+      try {
+        mount(root);
+      } catch (e) {
+        root.textContent = "";
+        throw e;
+      }
+    });
+  }
+
+  LIVE._internals = {evaluate: evaluate, schedule: schedule, deployment: deployment};
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

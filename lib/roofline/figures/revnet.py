@@ -1,0 +1,275 @@
+"""Figures of chapter 7: the Feistel and RevNet diagrams, mixing measured, and training memory over time.
+
+:func:`draw_feistel` and :func:`draw_revnet` redraw the lecture's board diagrams
+(02:08:51-02:11:56); :func:`draw_avalanche` plots the measured avalanche of SHA-256, a toy
+Feistel cipher and two random MLPs; :func:`memory_timeline` computes the activation bytes a
+training step holds over time, stored, checkpointed or reversible (02:12:05-02:13:08), and
+:func:`draw_timeline` draws it. :class:`TimelineFigure` is the live version. Every number
+comes from :mod:`roofline.revnet`; matplotlib only.
+
+>>> fig = TimelineFigure(n_layers=80, d_model=8192, n_heads=64, micro_batch=1, len_ctx=4096, saved_act_bytes=2)
+>>> print(f"{fig.update(n_layers=40):.1f} GB at the peak, stored")
+42.9 GB at the peak, stored
+"""
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+from .. import _check, revnet, training
+from .live import LiveFigure
+
+GB = 1e9
+KINDS = ("stored", "checkpointed", "reversible")
+COLORS = {"stored": "tab:red", "checkpointed": "tab:orange", "reversible": "tab:blue", "sha": "0.35",
+          "cipher": "tab:purple", "plain": "tab:red", "residual": "tab:green", "hbm": "0.5"}
+LABELS = {"stored": "stored (normal training)", "checkpointed": "layer inputs kept, recomputed",
+          "reversible": "RevNet: rebuilt by inverting"}
+
+
+# -- the board diagrams --------------------------------------------------------------------------------
+def _box(ax, x, y, text, w=0.5, h=0.36, fill="#eef3fb"):
+    ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.03", fc=fill, ec="0.3", lw=1.2))
+    return ax.text(x, y, text, ha="center", va="center", fontsize=12)
+
+
+def _arrow(ax, a, b, **kw):
+    return ax.add_patch(FancyArrowPatch(a, b, arrowstyle="-|>", mutation_scale=12, lw=1.4, color="0.2",
+                                        shrinkA=0, shrinkB=0, **kw))
+
+
+def _plus(ax, x, y):
+    ax.add_patch(FancyBboxPatch((x - 0.13, y - 0.13), 0.26, 0.26, boxstyle="circle,pad=0", fc="white", ec="0.2"))
+    return ax.text(x, y, "+", ha="center", va="center", fontsize=13)
+
+
+def _frame(ax, xlim, ylim):
+    ax.set(xlim=xlim, ylim=ylim, aspect="equal")
+    ax.axis("off")
+
+
+def draw_feistel(ax, op="+"):
+    """The Feistel round (D7.1, 02:08:51): x passes through and feeds f; f(x) is added to y (``op``: the
+    sign drawn, "+" or "xor"); the outputs are (x, z). Returns the axes."""
+    _frame(ax, (-0.2, 3.4), (-1.0, 3.3))
+    ax.text(0.5, 3.05, "x", ha="center", fontsize=13)
+    ax.text(2.5, 3.05, "y", ha="center", fontsize=13)
+    _arrow(ax, (0.5, 2.9), (0.5, 0.25))
+    _arrow(ax, (0.5, 1.9), (1.25, 1.9))
+    _box(ax, 1.5, 1.9, "f")
+    _arrow(ax, (1.75, 1.9), (2.37, 1.9))
+    _arrow(ax, (2.5, 2.9), (2.5, 2.03))
+    _plus(ax, 2.5, 1.9)
+    if op == "xor":
+        ax.text(2.72, 1.62, "XOR", fontsize=9, color="0.3")
+    _arrow(ax, (2.5, 1.77), (2.5, 0.25))
+    ax.text(0.5, -0.05, "x", ha="center", fontsize=13)
+    ax.text(2.5, -0.05, "z = y + f(x)", ha="center", fontsize=12)
+    ax.text(1.5, -0.75, "inverse: y = z - f(x)", ha="center", fontsize=10, color="0.3")
+    return ax
+
+
+def draw_residual(ax):
+    """A standard residual layer, for comparison (02:10:48): the input feeds f and is added back."""
+    _frame(ax, (-0.2, 2.2), (-1.0, 3.3))
+    ax.text(0.5, 3.05, "h", ha="center", fontsize=13)
+    _arrow(ax, (0.5, 2.9), (0.5, 1.03))
+    _arrow(ax, (0.5, 2.4), (1.5, 2.4), connectionstyle="arc3,rad=0")
+    _arrow(ax, (1.5, 2.4), (1.5, 2.08))
+    _box(ax, 1.5, 1.9, "f")
+    _arrow(ax, (1.5, 1.72), (0.63, 0.95))
+    _plus(ax, 0.5, 0.9)
+    _arrow(ax, (0.5, 0.77), (0.5, 0.25))
+    ax.text(0.5, -0.05, "h + f(h)", ha="center", fontsize=12)
+    return ax
+
+
+def draw_revnet(ax, blocks=2):
+    """RevNet blocks stacked (D7.2, 02:10:48-02:11:56): x goes through f and is added to y to make the new
+    x; the old x becomes the new y. So each y carries the stream from two blocks back."""
+    blocks = int(_check.in_range("blocks", blocks, 1, 4))
+    height = 2.2 * blocks
+    _frame(ax, (-0.3, 3.7), (-0.4, height + 0.5))
+    top = height + 0.2
+    ax.text(0.5, top + 0.05, "x", ha="center", fontsize=13)
+    ax.text(2.5, top + 0.05, "y", ha="center", fontsize=13)
+    for i in range(blocks):
+        y0 = top - 0.2 - 2.2 * i  # top of this block
+        _arrow(ax, (0.5, y0), (0.5, y0 - 0.75))
+        _arrow(ax, (0.5, y0 - 0.4), (1.25, y0 - 0.4))
+        _box(ax, 1.5, y0 - 0.4, f"f{i + 1}")
+        _arrow(ax, (1.75, y0 - 0.4), (2.37, y0 - 0.4))
+        _arrow(ax, (2.5, y0), (2.5, y0 - 0.27))
+        _plus(ax, 2.5, y0 - 0.4)
+        # the swap: y + f(x) becomes the new x, the old x the new y
+        end = y0 - 2.2 if i < blocks - 1 else y0 - 1.75  # into the next block's inputs
+        ax.plot([2.5, 0.5], [y0 - 0.53, end], color="0.2", lw=1.4)
+        ax.plot([0.5, 2.5], [y0 - 0.75, end], color="0.2", lw=1.4)
+        ax.text(2.9, y0 - 0.4, f"block {i + 1}", fontsize=9, color="0.4", va="center")
+    bottom = top - 0.2 - 2.2 * blocks + 0.45
+    ax.text(0.5, bottom - 0.05, "x' = y + f(x)", ha="center", va="top", fontsize=11)
+    ax.text(2.6, bottom - 0.05, "y' = x", ha="center", va="top", fontsize=11)
+    return ax
+
+
+# -- mixing measured -----------------------------------------------------------------------------------
+def avalanche_data(rounds=range(1, 13), depth=48, seed=0):
+    """The avalanche measurements the figure draws, from :mod:`roofline.revnet` (seeded)."""
+    plain, g_plain = revnet.mlp_avalanche(depth, residual=False, seed=seed)
+    res, g_res = revnet.mlp_avalanche(depth, residual=True, seed=seed)
+    rounds = np.asarray(list(rounds))
+    return {"rounds": rounds, "cipher": np.array([revnet.toy_avalanche(int(r), seed=seed) for r in rounds]),
+            "sha": revnet.sha256_avalanche(seed=seed), "layers": np.arange(1, depth + 1),
+            "plain": plain, "residual": res, "gain_plain": g_plain, "gain_residual": g_res}
+
+
+def draw_avalanche(axes, data):
+    """Left: the share of output bits (signs, for the MLPs) that one small input change flips, against rounds
+    or layers. Right: the MLPs' sensitivity (relative change out over relative change in), log scale."""
+    left, right = axes
+    art = {
+        "sha": left.axhline(data["sha"].mean(), color=COLORS["sha"], ls="--", lw=1.2,
+                            label="SHA-256 (64 rounds)"),
+        "cipher": left.plot(data["rounds"], data["cipher"], "o-", ms=3, color=COLORS["cipher"],
+                            label="toy Feistel cipher, by rounds")[0],
+        "plain": left.plot(data["layers"], data["plain"], color=COLORS["plain"], label="random MLP, plain")[0],
+        "residual": left.plot(data["layers"], data["residual"], color=COLORS["residual"],
+                              label="random MLP, residual + LayerNorm")[0],
+    }
+    left.set(xlabel="rounds (cipher) or layers (MLP)", ylabel="share of output bits flipped", ylim=(-0.02, 0.6))
+    right.semilogy(data["layers"], data["gain_plain"], color=COLORS["plain"])
+    right.semilogy(data["layers"], data["gain_residual"], color=COLORS["residual"])
+    right.axhline(1, color="0.7", lw=0.8)
+    right.set(xlabel="layers (MLP)", ylabel="sensitivity (out / in)")
+    return art
+
+
+# -- the training memory timeline ---------------------------------------------------------------------
+def _variants(kind, scores, dropout):
+    return revnet.training_activation_bytes.under(activations=kind, scores=scores, dropout=dropout)
+
+
+def memory_timeline(n_layers, d_model, n_heads, micro_batch, len_ctx, saved_act_bytes, kind="stored",
+                    scores="flash", dropout="off"):
+    """Activation bytes held over one training step of one micro-batch, as step points ``(t, bytes)``.
+
+    Time is in units of one layer's forward pass; a layer's backward takes twice as long (4 N
+    against 2 N FLOPs, :mod:`roofline.training`), and with ``kind`` "checkpointed" or "reversible" each
+    layer's forward runs once more in the backward pass. So the stored step lasts 3 L units and the
+    others 4 L: 6ND against 8ND. Stored: each forward layer writes its activations, each backward layer
+    frees them (02:12:05). Checkpointed: each layer keeps its input; the backward rebuilds one layer's
+    activations at a time. Reversible: the two streams, plus one layer rebuilt (02:12:57). The peak is
+    :data:`roofline.revnet.training_activation_bytes` of ``kind`` (checked in the tests).
+    """
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {_check.short(kind)}")
+    L = _check.check_value("n_layers", n_layers)
+    if L != int(L) or L > 10_000:
+        raise ValueError(f"n_layers must be a whole number of layers in [1, 10000]; got {n_layers!r}")
+    L = int(L)
+    shape = dict(d_model=d_model, micro_batch=micro_batch, len_ctx=len_ctx, saved_act_bytes=saved_act_bytes)
+    layer_eq = revnet.layer_activation_bytes.under(scores=scores, dropout=dropout)
+    layer = layer_eq(**{k: v for k, v in (shape | {"n_heads": n_heads}).items() if k in layer_eq.args})
+    stream = revnet.training_activation_bytes.under(activations="checkpointed", scores=scores, dropout=dropout)
+    # one layer's input: the checkpointed total for one layer, less the layer rebuilt
+    stream = stream(n_layers=1, **{k: v for k, v in (shape | {"n_heads": n_heads}).items()
+                                   if k in stream.args}) - layer
+    fwd = float(training.FORWARD_FLOPS_PER_PARAM)
+    bwd = float(training.BACKWARD_FLOPS_PER_PARAM) / fwd  # a backward layer, in forward-layer units
+    t, held = [0.0], [0.0]
+
+    def step(duration, value):
+        t.append(t[-1] + duration)
+        held.append(value)
+
+    if kind == "stored":
+        for i in range(L):
+            step(1, (i + 1) * layer)
+        for i in range(L):
+            step(bwd, (L - i - 1) * layer)
+    elif kind == "checkpointed":
+        for i in range(L):
+            step(1, (i + 1) * stream)
+        for i in range(L):
+            step(1, (L - i) * stream + layer)     # rebuild layer L-i from its kept input
+            step(bwd, (L - i - 1) * stream)       # backpropagate it, free its input
+    else:
+        for i in range(L):
+            step(1, 2 * stream)                   # only the two streams: each block's output overwrites
+        for i in range(L):
+            step(1, 2 * stream + layer)           # invert the block, its activations rebuilt
+            step(bwd, 2 * stream)
+    return np.array(t), np.array(held)
+
+
+def draw_timeline(ax, n_layers, d_model, n_heads, micro_batch, len_ctx, saved_act_bytes, scores="flash",
+                  dropout="off", hbm_bytes=None):
+    """The three timelines on one axes (GB against time in forward-layer passes), with the HBM line."""
+    art = {}
+    for kind in KINDS:
+        t, b = memory_timeline(n_layers, d_model, n_heads, micro_batch, len_ctx, saved_act_bytes, kind, scores,
+                               dropout)
+        art[kind] = ax.step(t, b / GB, where="pre", color=COLORS[kind], lw=2, label=LABELS[kind])[0]
+    if hbm_bytes is not None:
+        art["hbm"] = ax.axhline(hbm_bytes / GB, color=COLORS["hbm"], ls="--", lw=1, label="HBM of one GPU")
+    ax.set(xlabel="time (forward passes of one layer)", ylabel="activations held (GB)")
+    return art
+
+
+def _nice_ceiling(x):
+    """The smallest of 1, 2, 5 x 10^k at or above x (so y ranges repeat and their backgrounds are reused)."""
+    k = np.floor(np.log10(x))
+    for m in (1, 2, 5, 10):
+        if m * 10**k >= x * (1 - 1e-12):
+            return float(m * 10**k)
+
+
+class TimelineFigure(LiveFigure):
+    """The training-memory timeline, live: stored, checkpointed and reversible, time as a share of the
+    stored step (so the axes stay put), with one GPU's HBM for scale."""
+
+    def __init__(self, n_layers, d_model, n_heads, micro_batch, len_ctx, saved_act_bytes, *, scores="flash",
+                 dropout="off", hbm_bytes=80e9, figsize=(7.0, 3.6), dpi=100):
+        self.fig = Figure(figsize=figsize, dpi=dpi)
+        FigureCanvasAgg(self.fig)
+        ax = self.fig.subplots()
+        self.axes = (ax,)
+        self.fig.subplots_adjust(left=0.1, right=0.98, bottom=0.3, top=0.9)
+        self.scores, self.dropout, self.hbm_bytes = scores, dropout, hbm_bytes
+        self.shape = dict(n_layers=n_layers, d_model=d_model, n_heads=n_heads, micro_batch=micro_batch,
+                          len_ctx=len_ctx, saved_act_bytes=saved_act_bytes)
+        self.lines = {k: ax.step([], [], where="pre", color=COLORS[k], lw=2, label=LABELS[k])[0] for k in KINDS}
+        self.hbm = ax.axhline(hbm_bytes / GB, color=COLORS["hbm"], ls="--", lw=1, label="HBM of one GPU")
+        ax.set(xlabel="time (share of the stored step)", ylabel="activations held (GB)", xlim=(0, 1.4))
+        ax.axvline(1, color="0.85", lw=0.8, zorder=0)
+        ax.axvline(4 / 3, color="0.85", lw=0.8, zorder=0)
+        self.fig.legend(loc="lower center", ncols=2, fontsize=9, frameon=False)
+        self.title = self.fig.suptitle("", fontsize=10)
+        self.update()
+
+    def update(self, **shape):
+        """Redraw with any of n_layers, d_model, n_heads, micro_batch, len_ctx, saved_act_bytes changed;
+        returns the stored peak, GB."""
+        unknown = set(shape) - set(self.shape)
+        if unknown:
+            raise ValueError(f"update() takes {', '.join(self.shape)}; got {sorted(unknown)}")
+        self.shape |= shape
+        peaks = {}
+        span = None
+        for kind in KINDS:
+            t, b = memory_timeline(**self.shape, kind=kind, scores=self.scores, dropout=self.dropout)
+            span = span or t[-1]  # the stored step's length, 3 L
+            self.lines[kind].set_data(t / span, b / GB)
+            peaks[kind] = b.max() / GB
+        top = max(peaks["stored"], self.hbm_bytes / GB)
+        self.axes[0].set_ylim(0, _nice_ceiling(top * 1.08))
+        s = self.shape
+        self.title.set_text(f"{s['n_layers']:g} layers, width {s['d_model']:,.0f}, batch {s['micro_batch']:g} x "
+                            f"{s['len_ctx']:,.0f} tokens, {s['saved_act_bytes']:g} B/value: peaks "
+                            f"{peaks['stored']:,.1f} / {peaks['checkpointed']:,.1f} / {peaks['reversible']:,.1f} GB")
+        self._request_redraw()
+        return peaks["stored"]
+
+    def _changing(self):
+        return list(self.lines.values()) + [self.title]

@@ -1,0 +1,158 @@
+"""Chapter 5's figures: a falling and a rising cost, the costs of one quality against pre-training tokens,
+and the over-training factor against traffic, with the lecture's heuristic beside the exact optimum."""
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from .. import _check, training
+from .live import LiveFigure
+
+DAY = 86_400
+MONTH = 30 * DAY  # the lecture's "two months" is 60 days (2.6e15 = 500M x 60 x 86,400)
+COLORS = {"pre": "tab:blue", "usage": "tab:orange", "total": "black", "rule": "tab:gray", "opt": "tab:green"}
+
+
+def draw_cost_sum(ax, a=1.0, b=1.0, x=None):
+    """The lecture's sketch (01:21:10): ``a/x`` falling, ``b x`` rising, their sum least where they are equal."""
+    x = np.geomspace(0.1, 10, 200) * np.sqrt(a / b) if x is None else np.asarray(x, float)
+    ax.plot(x, a / x, color=COLORS["pre"], label="cost A = a/x (falling)")
+    ax.plot(x, b * x, color=COLORS["usage"], label="cost B = b x (rising)")
+    ax.plot(x, a / x + b * x, color=COLORS["total"], lw=2, label="A + B")
+    x_eq = np.sqrt(a / b)
+    ax.plot([x_eq], [2 * np.sqrt(a * b)], "o", color="black", ms=6, label="minimum: A = B")
+    ax.axvline(x_eq, color="gray", ls=":", lw=1)
+    ax.set(xscale="log", yscale="log", xlabel="x", ylabel="cost")
+    return x_eq
+
+
+def costs_along_loss(n_active, tokens_inf, decode_mfu, law_name="epoch", tokens=None):
+    """Pre-training, serving and total cost of every ``(N(D), D)`` that reaches the heuristic model's loss."""
+    cmp = training.compare(n_active, tokens_inf, decode_mfu, law_name)
+    c = training.law(law_name)
+    if tokens is None:  # from just above the least data that can reach the loss to 100x the heuristic's
+        least = (c.loss_b / (cmp.loss - c.loss_floor)) ** (1 / c.beta_d)
+        tokens = np.geomspace(least * 1.05, max(cmp.heuristic.tokens_pre, cmp.optimum.tokens_pre) * 100, 160)
+    n = training.params_for_loss(tokens_pre=tokens, loss=cmp.loss, **c.args(training.params_for_loss))
+    pre = training.pretrain_flops(n_active=n, tokens_pre=tokens)
+    usage = cmp.usage_flops_per_param * n
+    chin = training.optimal_for_loss(cmp.loss, 0.0, law_name)  # the cheapest to train: Chinchilla's point
+    return dict(tokens=tokens, pre=pre, usage=usage, total=pre + usage, comparison=cmp, chinchilla=chin)
+
+
+def draw_costs_vs_tokens(ax, n_active, tokens_inf, decode_mfu, law_name="epoch"):
+    """Costs of one quality against pre-training tokens; the equal-cost point and the minimum marked."""
+    y = costs_along_loss(n_active, tokens_inf, decode_mfu, law_name)
+    cmp = y["comparison"]
+    lines = {
+        "pre": ax.plot(y["tokens"], y["pre"], color=COLORS["pre"], label="pre-training $6ND$")[0],
+        "usage": ax.plot(y["tokens"], y["usage"], color=COLORS["usage"],
+                         label=r"serving $2N D_\mathrm{inf}/\eta$")[0],
+        "total": ax.plot(y["tokens"], y["total"], color=COLORS["total"], lw=2, label="total")[0],
+        "equal": ax.plot([cmp.heuristic.tokens_pre], [cmp.heuristic.total_cost], "s", color=COLORS["usage"],
+                         mec="black", ms=7, label="equal costs (lecture)")[0],
+        "best": ax.plot([cmp.optimum.tokens_pre], [cmp.optimum.total_cost], "o", color=COLORS["opt"], mec="black",
+                        ms=7, label="minimum")[0],
+        "chin": ax.plot([y["chinchilla"].tokens_pre], [y["chinchilla"].pretrain_cost], "v", color=COLORS["pre"],
+                        mec="black", ms=7, label="Chinchilla-optimal")[0],
+    }
+    ax.set(xscale="log", yscale="log", xlabel=r"pre-training tokens $D_\mathrm{pre}$",
+           ylabel="cost (training-FLOP equivalents)")
+    return lines
+
+
+def overtraining_vs_traffic(n_active, deploy_s, decode_mfu, law_name="epoch", traffic=None):
+    """Over-training factors against traffic: the heuristic's (against the law and the rule of 20) and the optimum's."""
+    traffic = np.geomspace(1e6, 1e10, 81) if traffic is None else np.asarray(traffic, float)
+    d_inf = training.tokens_served(traffic=traffic, deploy_s=deploy_s)
+    cmp = training.compare(n_active, d_inf, decode_mfu, law_name)
+    rule = training.overtraining_factor(tokens_pre=cmp.heuristic.tokens_pre, n_active=n_active,
+                                        tokens_per_param=training.CHINCHILLA_RULE)
+    return dict(traffic=traffic, heuristic=cmp.overtraining_heuristic, rule=rule,
+                optimum=cmp.overtraining_optimum, comparison=cmp)
+
+
+def draw_overtraining_vs_traffic(ax, n_active, deploy_s, decode_mfu, law_name="epoch"):
+    """Over-training factor against traffic per model, heuristic and exact; 1 is Chinchilla-optimal."""
+    y = overtraining_vs_traffic(n_active, deploy_s, decode_mfu, law_name)
+    lines = {
+        "heuristic": ax.plot(y["traffic"], y["heuristic"], color=COLORS["usage"], label="equal costs, vs the law")[0],
+        "rule": ax.plot(y["traffic"], y["rule"], color="black", ls=":", lw=1.5,
+                        label="equal costs, vs rule of 20")[0],
+        "optimum": ax.plot(y["traffic"], y["optimum"], color=COLORS["opt"], lw=2, label="minimum, vs the law")[0],
+    }
+    ax.axhline(1, color="gray", lw=0.8)
+    ax.annotate("Chinchilla-optimal", (1.3e6, 1), xytext=(0, 3), textcoords="offset points", fontsize=9,
+                color="gray")
+    ax.set(xscale="log", yscale="log", xlabel="traffic per model (tokens/s)",
+           ylabel="over-training factor")
+    return lines
+
+
+class TrainingFigure(LiveFigure):
+    """Costs against pre-training tokens (left) and the over-training factor against traffic (right)."""
+
+    def __init__(self, n_active=100e9, traffic=50e6, months=2, rl_flops=3, decode_mfu=1 / 3, law_name="epoch", *,
+                 figsize=(7.0, 3.8), dpi=100):
+        self.fig = Figure(figsize=figsize, dpi=dpi)
+        FigureCanvasAgg(self.fig)
+        self.axes = tuple(self.fig.subplots(1, 2))
+        self.fig.subplots_adjust(left=0.1, right=0.98, bottom=0.36, top=0.86, wspace=0.38)
+        self.n_active, self.traffic, self.months = n_active, traffic, months
+        self.rl_flops, self.decode_mfu, self.law_name = rl_flops, decode_mfu, law_name
+        d_inf = training.tokens_served(traffic=traffic, deploy_s=months * MONTH)
+        self.costs = draw_costs_vs_tokens(self.axes[0], n_active, d_inf, decode_mfu, law_name)
+        self.factors = draw_overtraining_vs_traffic(self.axes[1], n_active, months * MONTH, decode_mfu, law_name)
+        self.dots = {k: self.axes[1].plot([], [], "o", color=self.factors[k].get_color(), mec="black", ms=6)[0]
+                     for k in ("heuristic", "optimum")}
+        self.marker = self.axes[1].axvline(traffic, color="gray", ls=":", lw=1)
+        handles = [self.costs[k] for k in ("pre", "usage", "total", "chin", "equal", "best")] + [
+            self.factors[k] for k in ("rule", "heuristic", "optimum")]
+        self.fig.legend(handles, [h.get_label() for h in handles], loc="lower center", ncols=3, fontsize=9,
+                        frameon=False)
+        self.title = self.fig.suptitle("", fontsize=10)
+        self.update()
+
+    def update(self, n_active=None, traffic=None, months=None, rl_flops=None, decode_mfu=None, law_name=None):
+        """Redraw with any input changed; returns the :class:`~roofline.training.Comparison` at the traffic."""
+        for name, value in (("n_active", n_active), ("traffic", traffic), ("months", months),
+                            ("rl_flops", rl_flops), ("decode_mfu", decode_mfu)):
+            if value is not None:
+                setattr(self, name, _check.check_value(name, value))
+        if law_name is not None:
+            training.law(law_name)  # ValueError naming the choices
+            self.law_name = law_name
+        d_inf = training.tokens_served(traffic=self.traffic, deploy_s=self.months * MONTH)
+        y = costs_along_loss(self.n_active, d_inf, self.decode_mfu, self.law_name)
+        cmp = y["comparison"]
+        for k in ("pre", "usage", "total"):
+            self.costs[k].set_data(y["tokens"], y[k])
+        self.costs["equal"].set_data([cmp.heuristic.tokens_pre], [cmp.heuristic.total_cost])
+        self.costs["best"].set_data([cmp.optimum.tokens_pre], [cmp.optimum.total_cost])
+        self.costs["chin"].set_data([y["chinchilla"].tokens_pre], [y["chinchilla"].pretrain_cost])
+        ax0 = self.axes[0]
+        lo, hi = cmp.optimum.total_cost / 3, cmp.optimum.total_cost * 30
+        ax0.set_xlim(10.0 ** np.floor(np.log10(y["tokens"][0])), 10.0 ** np.ceil(np.log10(y["tokens"][-1])))
+        ax0.set_ylim(10.0 ** np.floor(np.log10(lo)), 10.0 ** np.ceil(np.log10(hi)))
+        f = overtraining_vs_traffic(self.n_active, self.months * MONTH, self.decode_mfu, self.law_name)
+        for k in ("rule", "heuristic", "optimum"):
+            self.factors[k].set_ydata(f[k])
+        self.dots["heuristic"].set_data([self.traffic], [cmp.overtraining_heuristic])
+        self.dots["optimum"].set_data([self.traffic], [cmp.overtraining_optimum])
+        self.marker.set_xdata([self.traffic] * 2)
+        every = np.concatenate([f["rule"], f["heuristic"], f["optimum"]])
+        self.axes[1].set_ylim(10.0 ** min(-1, np.floor(np.log10(every.min()))),
+                              10.0 ** np.ceil(np.log10(every.max())))
+        d_rl = training.equal_cost_rl_tokens(tokens_pre=cmp.heuristic.tokens_pre, decode_mfu=self.decode_mfu,
+                                             rl_flops=self.rl_flops)
+        t = lambda x: f"{x / 1e12:,.0f}T" if x >= 1e12 else f"{x / 1e9:,.0f}B"  # noqa: E731
+        self.title.set_text(f"{t(self.n_active)} parameters serving {t(d_inf)} tokens. Equal costs: train on "
+                            f"{t(cmp.heuristic.tokens_pre)} ({cmp.overtraining_heuristic:,.0f}x), RL on {t(d_rl)}.\n"
+                            f"Minimum: {t(cmp.optimum.n_active)} on {t(cmp.optimum.tokens_pre)} "
+                            f"({cmp.overtraining_optimum:,.0f}x); equal costs cost {cmp.excess_cost:.0%} more.")
+        self._request_redraw()
+        return cmp
+
+    def _changing(self):
+        return list(self.costs.values()) + list(self.factors.values()) + list(self.dots.values()) + [
+            self.marker, self.title]

@@ -1,0 +1,351 @@
+"""Feistel networks and RevNets: invertible blocks, and the memory a training step keeps (lecture chapter 7,
+02:04:02-02:13:40).
+
+A Feistel round turns any function ``f``, invertible or not, into an invertible map of two
+inputs: ``(x, y) -> (x, y + f(x))``, undone by ``z - f(x)`` (02:08:41-02:10:16). Ciphers use
+XOR for the ``+``; RevNets (Gomez et al. 2017) use real addition with a transformer layer as
+``f``, and swap the two streams, ``x' = y + f(x), y' = x`` (02:10:25-02:11:56). A stack of
+such blocks can be run backwards, so training can rebuild each layer's activations during the
+backward pass instead of keeping them (02:12:05-02:13:08).
+
+The equations (sympy, registered with :func:`roofline.equations.family`):
+
+* ``layer_activation_bytes``: the activations one transformer layer saves for its backward
+  pass, Korthikanti et al. (2022) ``s b h (34 + 5 a s / h)`` bytes at 16-bit values. Their
+  assumptions: a GPT-style layer with a 4h GeLU MLP, dropout (masks of one byte, counted here
+  as half a value), the attention scores stored, no tensor or sequence parallelism, no
+  recomputation. Variants: ``scores="flash"`` (FlashAttention keeps no s x s matrix; its per-row
+  softmax statistics, a s b numbers, are left out),
+  ``dropout="off"`` (no masks, as in most LLM pre-training).
+* ``training_activation_bytes``: all layers' activations, ``activations="stored"`` (L layers),
+  ``"checkpointed"`` (each layer's input, plus one layer rebuilt) or ``"reversible"`` (the two
+  streams at the top, plus one layer rebuilt: O(1) layers).
+* ``train_flops_per_token``: 6 N stored, 8 N when a layer's forward runs again in the backward.
+* ``act_recompute_over_traffic``, ``kv_recompute_over_read``: each trade set against the
+  hardware's FLOP/s per byte/s.
+
+Plain numpy helpers measure mixing: the avalanche of SHA-256, of a toy Feistel cipher by
+rounds, and of a small random MLP with and without residual connections and LayerNorm.
+
+>>> f = lambda v: np.sin(3 * v) ** 2            # not invertible
+>>> x, y = np.array([0.3, -1.2]), np.array([2.0, 0.5])
+>>> back = revnet_block_inverse(*revnet_block(x, y, f), f)
+>>> bool(np.allclose(back[0], x) and np.allclose(back[1], y))
+True
+>>> gpt3 = dict(len_ctx=2048, micro_batch=1, d_model=12288, n_heads=96, saved_act_bytes=2)
+>>> print(f"{layer_activation_bytes(**gpt3) / 1e9:.2f} GB per layer")  # Korthikanti et al.'s GPT-3 shape
+2.87 GB per layer
+"""
+
+import hashlib
+import numbers
+
+import numpy as np
+import sympy as sp
+from sympy.physics import units as u
+
+from . import equations, training
+from ._check import check_value, short
+from .equations import Spec
+from .symbols import (N_active, d_model, flops, kv_bytes, len_ctx, mem_bw, micro_batch, n_heads, n_layers,
+                      saved_act_bytes)
+
+_B = u.byte
+
+
+# -- the equations ------------------------------------------------------------------------------
+def build(scores="stored", dropout="on", activations="stored"):
+    """The chapter-7 equations under one choice of variants, as {numeric function name: Spec}."""
+    s, b, h, a, bv, L = len_ctx, micro_batch, d_model, n_heads, saved_act_bytes, n_layers
+    # Korthikanti et al. 2022, sec. 4.1, in values of bv bytes (16-bit: bv = 2):
+    #   attention: LN output, Q, K, V, the projection's input: 5 sbh; softmax and its dropout: 2 a s^2 b
+    #   MLP: input sbh, GeLU input 4 sbh, GeLU output 4 sbh: 9 sbh;  two LayerNorm inputs: 2 sbh
+    values = 16 * s * b * h + (2 * a * s**2 * b if scores == "stored" else 0)
+    # dropout masks, one byte each (half a 16-bit value): after attention, after the MLP, on the scores
+    masks = 2 * s * b * h + (a * s**2 * b if scores == "stored" else 0)
+    layer = bv * (values + (masks / 2 if dropout == "on" else 0))
+    stream = s * b * h * bv                                   # one residual stream, a layer's input
+    kept = {"stored": L * layer,                              # every layer's activations (02:12:05)
+            "checkpointed": L * stream + layer,               # layer inputs; one layer rebuilt at a time
+            "reversible": 2 * stream + layer}[activations]    # x and y at the top; one layer rebuilt
+    fwd, bwd = training.FORWARD_FLOPS_PER_PARAM, training.BACKWARD_FLOPS_PER_PARAM  # 2 and 4 (chapter 5)
+    again = 0 if activations == "stored" else fwd             # the forward runs again in the backward
+    per_token = (fwd + bwd + again) * N_active
+    saved = L * layer - (2 * stream + layer)                  # what reversibility saves over storing
+    extra = fwd * N_active * s * b                            # one more forward pass of the micro-batch
+    # time of the extra forward over the time to write the saved bytes and read them back
+    act_ratio = sp.Piecewise((sp.oo, saved <= 0), ((extra / flops) / (2 * saved / mem_bw), True))
+    kv_ratio = sp.Piecewise((sp.oo, sp.Eq(kv_bytes, 0)), ((fwd * N_active / flops) / (kv_bytes / mem_bw), True))
+    return {
+        "layer_activation_bytes": Spec(
+            layer, "byte", "Activations one transformer layer saves for its backward pass: s b h (34 + 5 a s/h) "
+            "at 16-bit values (Korthikanti et al. 2022).", _B, zero="0 for an empty sequence"),
+        "training_activation_bytes": Spec(
+            kept, "byte", "Activations a training step holds at its peak for one micro-batch: L layers stored, "
+            "or layer inputs plus one layer (checkpointed), or two streams plus one layer (reversible) "
+            "(02:12:05-02:13:08).", _B, zero="0 for an empty sequence"),
+        "train_flops_per_token": Spec(
+            per_token, "FLOP/token", "Training FLOPs per token: 6 N (forward 2 N, backward 4 N), 8 N when "
+            "every layer's forward runs again in the backward pass.", 1),
+        "act_recompute_over_traffic": Spec(
+            act_ratio, "1", "Time to run the extra forward pass over time to write and read back the "
+            "activations that reversibility saves (above 1: recomputing costs more than the traffic).", 1,
+            infinite="inf for one layer or less, where reversibility saves no memory"),
+        "kv_recompute_over_read": Spec(
+            kv_ratio, "1", "Time to recompute a context token's keys and values (one forward pass, 2 N "
+            "FLOPs) over time to read its cached bytes, per decode step.", 1,
+            infinite="inf for a model with no KV cache (kv_bytes = 0)"),
+    }
+
+
+EQUATIONS = equations.family(__name__, build, scores=("stored", "flash"), dropout=("on", "off"),
+                             activations=("stored", "checkpointed", "reversible"))
+
+layer_activation_bytes = EQUATIONS["layer_activation_bytes"]
+training_activation_bytes = EQUATIONS["training_activation_bytes"]
+train_flops_per_token = EQUATIONS["train_flops_per_token"]
+act_recompute_over_traffic = EQUATIONS["act_recompute_over_traffic"]
+kv_recompute_over_read = EQUATIONS["kv_recompute_over_read"]
+
+
+# -- Feistel rounds and RevNet blocks -----------------------------------------------------------
+def _callable(f):
+    if not callable(f):
+        raise ValueError(f"f must be a callable (the round function); got {short(f)}")
+    return f
+
+
+def _pair(x, y, xor):
+    """x and y as arrays of one shape; integer arrays when xor is set."""
+    out = []
+    for name, v in (("x", x), ("y", y)):
+        if isinstance(v, (str, bytes, bool)) or v is None:
+            raise ValueError(f"{name} must be a number or an array of numbers; got {short(v)}")
+        arr = np.asarray(v)
+        if xor and arr.dtype.kind not in "iu":
+            raise ValueError(f"{name} must be an integer array for xor=True (XOR is exact on integers); "
+                             f"got dtype {arr.dtype}")
+        if not xor and arr.dtype.kind not in "iuf":
+            raise ValueError(f"{name} must be a real number or array of them; got dtype {arr.dtype}")
+        out.append(arr)
+    if out[0].shape != out[1].shape:
+        raise ValueError(f"x and y must have one shape; got {out[0].shape} and {out[1].shape}")
+    return out
+
+
+def _mix(y, fx, xor, sign=1):
+    fx = np.asarray(fx)
+    if fx.shape != y.shape:
+        raise ValueError(f"f(x) must have the shape of y, {y.shape}; got {fx.shape}")
+    if xor:
+        if fx.dtype.kind not in "iu":
+            raise ValueError(f"f must return integers for xor=True; got dtype {fx.dtype}")
+        return y ^ fx.astype(y.dtype)
+    return y + sign * fx
+
+
+def feistel_round(x, y, f, xor=False):
+    """One Feistel round, ``(x, y) -> (x, y + f(x))`` (XOR for ``+`` when ``xor``) (02:08:41).
+
+    ``f`` need not be invertible; the round is, by :func:`feistel_inverse`.
+
+    >>> feistel_round(np.array([5]), np.array([9]), lambda v: v * v, xor=True)
+    (array([5]), array([16]))
+    """
+    x, y = _pair(x, y, xor)
+    return x, _mix(y, _callable(f)(x), xor)
+
+
+def feistel_inverse(x, z, f, xor=False):
+    """Undo :func:`feistel_round`: ``x`` is read off, ``y = z - f(x)`` (XOR again when ``xor``) (02:09:50)."""
+    x, z = _pair(x, z, xor)
+    return x, _mix(z, _callable(f)(x), xor, sign=-1)
+
+
+def revnet_block(x, y, f, xor=False):
+    """A RevNet block, ``x' = y + f(x)``, ``y' = x`` (02:10:48): a Feistel round and a swap."""
+    x, z = feistel_round(x, y, f, xor)
+    return z, x
+
+
+def revnet_block_inverse(x_out, y_out, f, xor=False):
+    """Undo :func:`revnet_block`: ``x = y'``, ``y = x' - f(y')``."""
+    x, y = feistel_inverse(y_out, x_out, f, xor)
+    return x, y
+
+
+def _functions(fs):
+    fs = list(fs) if not callable(fs) else None
+    if not fs:
+        raise ValueError(f"fs must be a non-empty sequence of callables (one per block); got {short(fs)}")
+    return [_callable(f) for f in fs]
+
+
+def revnet_stack(x, y, fs, xor=False):
+    """Run blocks ``fs[0], fs[1], ...`` forwards; returns the two streams at the top."""
+    for f in _functions(fs):
+        x, y = revnet_block(x, y, f, xor)
+    return x, y
+
+
+def revnet_stack_inverse(x, y, fs, xor=False):
+    """Run the blocks of :func:`revnet_stack` backwards, layer by layer, from the top streams to the input."""
+    for f in reversed(_functions(fs)):
+        x, y = revnet_block_inverse(x, y, f, xor)
+    return x, y
+
+
+# -- a toy Feistel cipher on 32-bit blocks --------------------------------------------------------
+SBOX = np.array([0xC, 5, 6, 0xB, 9, 0, 0xA, 0xD, 3, 0xE, 0xF, 8, 4, 7, 1, 2], dtype=np.uint32)
+"""The 4-bit S-box of the PRESENT cipher (Bogdanov et al. 2007), the toy round function's non-linearity."""
+
+
+def _rotl16(v, r):
+    return ((v << r) | (v >> (16 - r))) & 0xFFFF
+
+
+def toy_round_function(r, k):
+    """The toy cipher's round function on 16-bit halves: key XOR, four S-boxes, then ``v + rotl(v, 5)``
+    (mod 2^16) XOR ``rotl(v, 11)``.
+
+    Not invertible (several inputs share an output), nor meant to be: the Feistel structure makes the
+    cipher invertible.
+    """
+    v = (np.asarray(r, dtype=np.uint32) ^ np.uint32(k)) & 0xFFFF
+    v = SBOX[v & 0xF] | SBOX[(v >> 4) & 0xF] << 4 | SBOX[(v >> 8) & 0xF] << 8 | SBOX[v >> 12] << 12
+    return ((v + _rotl16(v, 5)) & 0xFFFF) ^ _rotl16(v, 11)  # a modular add: mixes, and loses information
+
+
+def _rounds(rounds):
+    if isinstance(rounds, bool) or not isinstance(rounds, numbers.Integral) or not 1 <= rounds <= 64:
+        raise ValueError(f"rounds must be an integer in [1, 64]; got {short(rounds)}")
+    return int(rounds)
+
+
+def toy_keys(rounds, seed=0):
+    """``rounds`` 16-bit round keys drawn from a seeded generator."""
+    return np.random.default_rng(seed).integers(0, 1 << 16, _rounds(rounds)).astype(np.uint32)
+
+
+def _blocks(blocks):
+    arr = np.asarray(blocks)
+    if arr.dtype.kind not in "iu" or (arr.size and (arr.min() < 0 or arr.max() >= 1 << 32)):
+        raise ValueError(f"blocks must be integers in [0, 2**32); got {short(blocks)}")
+    return arr.astype(np.uint32)
+
+
+def toy_encrypt(blocks, keys):
+    """Encrypt 32-bit ``blocks`` with one RevNet block over GF(2) per round key: (x, y) -> (y ^ F(x, k), x)."""
+    b = _blocks(blocks)
+    fs = [lambda v, k=k: toy_round_function(v, k) for k in np.asarray(keys, dtype=np.uint32)]
+    x, y = revnet_stack(b >> 16, b & 0xFFFF, fs, xor=True)
+    return (x << 16) | y
+
+
+def toy_decrypt(blocks, keys):
+    """Invert :func:`toy_encrypt` exactly, the round keys in reverse."""
+    b = _blocks(blocks)
+    fs = [lambda v, k=k: toy_round_function(v, k) for k in np.asarray(keys, dtype=np.uint32)]
+    x, y = revnet_stack_inverse(b >> 16, b & 0xFFFF, fs, xor=True)
+    return (x << 16) | y
+
+
+def _count(n, name, low=1, high=1 << 20):
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or not low <= n <= high:
+        raise ValueError(f"{name} must be an integer in [{low}, {high}]; got {short(n)}")
+    return int(n)
+
+
+def toy_avalanche(rounds, n_blocks=256, seed=0):
+    """Mean fraction of the 32 output bits that change when one input bit flips, over every input bit and
+    ``n_blocks`` random blocks. A good cipher reaches 1/2."""
+    keys = toy_keys(rounds, seed)
+    rng = np.random.default_rng(seed + 1)
+    blocks = rng.integers(0, 1 << 32, _count(n_blocks, "n_blocks"), dtype=np.uint64).astype(np.uint32)
+    flips = np.uint32(1) << np.arange(32, dtype=np.uint32)
+    base = toy_encrypt(blocks, keys)[:, None]
+    changed = toy_encrypt(blocks[:, None] ^ flips[None, :], keys) ^ base
+    return float(np.bitwise_count(changed).mean() / 32)
+
+
+def toy_differential(rounds, delta, n_blocks=4096, seed=0):
+    """The GF(2) derivative of the toy cipher in direction ``delta``: ``E(x) ^ E(x ^ delta)`` over random x.
+
+    Returns the share of blocks that give the most common output difference (1: the derivative is a
+    constant, as for a linear map; about 1/n_blocks: it looks random), and that difference.
+    """
+    delta = _blocks(delta)
+    if delta.ndim or int(delta) == 0:
+        raise ValueError(f"delta must be one non-zero 32-bit integer; got {short(delta)}")
+    keys = toy_keys(rounds, seed)
+    rng = np.random.default_rng(seed + 2)
+    x = rng.integers(0, 1 << 32, _count(n_blocks, "n_blocks"), dtype=np.uint64).astype(np.uint32)
+    diff = toy_encrypt(x, keys) ^ toy_encrypt(x ^ delta, keys)
+    values, counts = np.unique(diff, return_counts=True)
+    i = int(np.argmax(counts))
+    return float(counts[i] / len(x)), int(values[i])
+
+
+# -- SHA-256 ----------------------------------------------------------------------------------------
+def sha256_avalanche(n_messages=8, n_bytes=64, seed=0):
+    """Fractions of SHA-256's 256 output bits that change when one message bit flips, for every bit of
+    ``n_messages`` random messages of ``n_bytes`` bytes (an array of n_messages x 8 n_bytes fractions)."""
+    rng = np.random.default_rng(seed)
+    n_bytes = _count(n_bytes, "n_bytes", 1, 4096)
+    out = []
+    for _ in range(_count(n_messages, "n_messages", 1, 4096)):
+        msg = bytearray(rng.integers(0, 256, n_bytes, dtype=np.uint8).tobytes())
+        base = np.frombuffer(hashlib.sha256(msg).digest(), dtype=np.uint8)
+        for bit in range(8 * n_bytes):
+            msg[bit // 8] ^= 1 << (bit % 8)
+            h = np.frombuffer(hashlib.sha256(msg).digest(), dtype=np.uint8)
+            msg[bit // 8] ^= 1 << (bit % 8)
+            out.append(np.bitwise_count(h ^ base).sum() / 256)
+    return np.array(out)
+
+
+# -- a small random MLP, with and without residual connections and LayerNorm ----------------------
+def _layernorm(v):
+    mu = v.mean(axis=-1, keepdims=True)
+    return (v - mu) / np.sqrt(v.var(axis=-1, keepdims=True) + 1e-5)
+
+
+def mlp_avalanche(depth, width=64, residual=False, weight_scale=3.0, nudge=1e-2, n_inputs=64, seed=0):
+    """How a random tanh MLP spreads a small change of one input, layer by layer.
+
+    Each layer is ``v -> tanh(W v)`` plain, or
+    ``v -> v + W2 tanh(W1 LayerNorm(v))`` with ``residual=True`` (pre-norm, as in a transformer);
+    weights are Gaussian with standard deviation ``weight_scale / sqrt(width)``, seeded.
+    One coordinate of ``n_inputs`` standard-normal inputs moves by ``nudge``.
+
+    Returns ``(flipped, gain)``, arrays of length ``depth``: after each layer, the mean fraction of
+    output signs that flip (a cipher's avalanche reaches 1/2) and the mean sensitivity, the output's
+    relative change over the input's (a finite-difference Jacobian norm, scaled by the norms of
+    output and input so that the residual stream's growth divides out).
+
+    ``weight_scale`` 3 puts the plain tanh net in its chaotic phase (above 1, Poole et al. 2016),
+    where nearby inputs drift apart layer by layer; at 1 or less they converge instead.
+    """
+    depth = _count(depth, "depth", 1, 1024)
+    width = _count(width, "width", 2, 4096)
+    weight_scale = check_value("weight_scale", weight_scale)
+    nudge = check_value("nudge", nudge)
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((_count(n_inputs, "n_inputs", 1, 1 << 16), width))
+    x2 = x.copy()
+    x2[:, 0] += nudge
+    rel_in = nudge / np.linalg.norm(x, axis=1)
+    flipped, gain = [], []
+    for _ in range(depth):
+        w1 = rng.standard_normal((width, width)) * weight_scale / np.sqrt(width)
+        if residual:
+            w2 = rng.standard_normal((width, width)) / np.sqrt(width)
+            x, x2 = (v + np.tanh(_layernorm(v) @ w1) @ w2 for v in (x, x2))
+        else:
+            x, x2 = (np.tanh(v @ w1) for v in (x, x2))
+        flipped.append(float(np.mean(np.sign(x) != np.sign(x2))))
+        # relative change out over relative change in: the residual stream's growth divides out
+        rel_out = np.linalg.norm(x2 - x, axis=1) / np.linalg.norm(x, axis=1)
+        gain.append(float(np.mean(rel_out / rel_in)))
+    return np.array(flipped), np.array(gain)
+

@@ -1,0 +1,571 @@
+"""The published page's live figures: JavaScript generated from the library's equations, and registry data.
+
+A reader of the published book has no kernel. For each chapter's main live figure
+this module writes what a browser needs to redraw it as the reader moves a
+control: every equation the figure plots, printed from its sympy expression by
+sympy's JavaScript code printer (no formula is typed a second time), the values
+of the registry's models and chips the figure can be set to, and the controls
+themselves, the same ones the chapter's ipywidgets cell offers. The book's own
+script (``book/_static/roofline-live.js``) draws the figure from these; the book's
+Sphinx extension regenerates :func:`bundle` at every build and fails the build if
+the committed copy (``book/_static/roofline-generated.js``) is stale.
+
+A chapter's figure is one :class:`Live`: the equations it evaluates, its controls
+(each as the chapter's ipywidgets cell has it: same name, description, range and
+start) and a function that exports the data it needs, computed by the library (a
+deployment's values by keyword, the chips an expert layer uses). A figure that is
+curves of equations against one keyword per panel is described whole by a
+:class:`Plot` (chapter 4's is) and needs no script of its own; a figure with more
+(chapter 1's balance point and memory wall, chapter 3's timelines) adds a
+``compute`` and a ``draw`` function to the script's ``FIGURES``, which call the
+generated equations and type no formula.
+
+Adding a chapter's live figure
+------------------------------
+1. Here: a function that returns its :class:`Live` (with :func:`curves` and a :class:`Plot`
+   where that suffices), added to :data:`LIVE`; its data from :func:`deployments` and
+   :func:`window_tables` or any other library call.
+2. In the chapter notebook, next to the static figure, a markdown cell holding
+   ``<div class="roofline-live" data-figure="KEY"></div>`` (:func:`placeholder`).
+3. ``python -m roofline.web book/_static/roofline-generated.js``.
+4. In ``tests/browser/test_live.py``: ``expect_KEY`` (what the widget cell plots, from the
+   library) and ``got_KEY`` (the same values read from the page), and a second starting state.
+   ``tests/test_web.py`` checks the controls against the widget cell and the placeholder by itself.
+
+>>> print(js_function(roofline_eq("pipeline.bubble_fraction")))
+function (n_stages, n_micro) { return (n_stages - 1)/(n_stages + n_micro - 1); }
+>>> sorted(LIVE)
+['decode', 'memory', 'moe', 'pipeline']
+"""
+
+import dataclasses
+import html
+import inspect
+import json
+import pathlib
+import sys
+
+import numpy as np
+import sympy as sp
+from sympy.printing.jscode import JavascriptCodePrinter
+
+from . import equations, hardware, lecture, models, moe, pipeline, registry, symbols
+from .figures import decode as fig_decode, memory as fig_memory, moe as fig_moe
+from .notebook import deploy
+
+GENERATED = "roofline-generated.js"
+"""File name of the generated script, in the book's ``_static`` folder."""
+
+_RESERVED = {"break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do",
+             "else", "export", "extends", "finally", "for", "function", "if", "import", "in", "instanceof",
+             "new", "return", "super", "switch", "this", "throw", "try", "typeof", "var", "void", "while",
+             "with", "yield", "let", "static", "enum", "await", "implements", "package", "protected",
+             "interface", "private", "public", "null", "true", "false", "arguments", "eval", "Math"}
+
+
+# -- equations as JavaScript --------------------------------------------------------------------
+class _Printer(JavascriptCodePrinter):
+    """sympy's JavaScript printer, with each symbol printed as its keyword (``B`` -> ``batch``)."""
+
+    def _print_Symbol(self, expr):
+        name = symbols.by_symbol(expr).keyword
+        if not name.isidentifier() or name in _RESERVED:
+            raise ValueError(f"keyword {name!r} is not usable as a JavaScript parameter")
+        return name
+
+
+def roofline_eq(name):
+    """A registered equation by ``module.name``, with an optional variant: ``"moe.step_with_comm_s[overlap=full]"``."""
+    base, _, variant = name.partition("[")
+    if base not in equations.REGISTRY:
+        raise ValueError(f"{base!r} is not a registered equation; see roofline.equations.REGISTRY")
+    options = dict(o.split("=") for o in variant.rstrip("]").split(",")) if variant else {}
+    return equations.REGISTRY[base].under(**options) if options else equations.REGISTRY[base]
+
+
+def equation_id(eq):
+    """``module.name``, with the options that differ from the default build: ``moe.step_with_comm_s[overlap=full]``."""
+    default = equations.REGISTRY[f"{eq.module}.{eq.name}"]
+    changed = {k: v for k, v in eq.options.items() if default.options.get(k) != v}
+    return f"{eq.module}.{eq.name}" + (f"[{','.join(f'{k}={v}' for k, v in sorted(changed.items()))}]"
+                                       if changed else "")
+
+
+def js_function(eq):
+    """One JavaScript function computing ``eq``: its keywords as parameters, its expression as the body.
+
+    Max and Min print as ``Math.max``/``Math.min``, a Piecewise as nested conditionals and an infinite
+    branch as ``Number.POSITIVE_INFINITY``; the browser test compares every plotted value with numpy.
+    """
+    if not isinstance(eq, equations.Equation):
+        raise ValueError(f"eq must be a registered roofline Equation; got {eq!r}")
+    body = _Printer().doprint(eq.expr)
+    body = " ".join(line.strip() for line in body.splitlines())  # Piecewise prints over several lines
+    return f"function ({', '.join(eq.args)}) {{ return {body}; }}"
+
+
+# -- controls -----------------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Control:
+    """One control of a live figure, as the chapter's ipywidgets cell has it.
+
+    ``kind`` is 'select' (a dropdown or toggle buttons: ``options``), 'range' (a slider over
+    ``grid``, its positions low to high; ``log`` for a FloatLogSlider) or 'check' (a check box).
+    ``label`` is the ipywidgets ``description``: the lecture's term.
+    """
+
+    name: str
+    label: str
+    kind: str
+    value: object
+    options: tuple = ()
+    grid: tuple = ()
+    log: bool = False
+
+    def __post_init__(self):
+        if self.kind == "select" and self.value not in self.options:
+            raise ValueError(f"control {self.name}: value {self.value!r} is not one of {self.options}")
+        if self.kind == "range" and self.value not in self.grid:
+            raise ValueError(f"control {self.name}: value {self.value!r} is not on its grid")
+        if self.kind not in ("select", "range", "check"):
+            raise ValueError(f"control {self.name}: kind must be 'select', 'range' or 'check'; got {self.kind!r}")
+
+    def as_json(self):
+        return {k: v for k, v in dataclasses.asdict(self).items() if v not in ((), None) or k == "value"}
+
+
+def select(name, label, options, value):
+    """A dropdown (ipywidgets Dropdown or ToggleButtons)."""
+    return Control(name, label, "select", value, options=tuple(options))
+
+
+def int_slider(name, label, low, high, value, step=1):
+    """An ipywidgets IntSlider: whole numbers from ``low`` to ``high``."""
+    return Control(name, label, "range", int(value), grid=tuple(range(low, high + 1, step)))
+
+
+def log_slider(name, label, low, high, value, step=0.1, whole=False):
+    """An ipywidgets FloatLogSlider: ``10**e`` for exponents ``low`` to ``high`` in ``step``; ``value`` joins the grid.
+
+    ``whole``: the chapter rounds the value to a whole number (``round(10**e)``).
+    """
+    exponents = np.round(np.arange(low, high + step / 2, step), 10)
+    grid = [float(round(10.0 ** e)) if whole else float(10.0 ** e) for e in exponents]
+    return Control(name, label, "range", float(value), grid=tuple(sorted(set(grid) | {float(value)})), log=True)
+
+
+def checkbox(name, label, value=False):
+    """An ipywidgets Checkbox."""
+    return Control(name, label, "check", bool(value))
+
+
+# -- data the figures take from the registry ------------------------------------------------------
+def _number(x):
+    x = float(x)
+    if not np.isfinite(x):
+        raise ValueError(f"registry data must be finite numbers; got {x}")
+    return x
+
+
+def _compact(x):
+    """A number as JSON writes it shortest, exactly: a whole float as an int."""
+    x = _number(x)
+    return int(x) if x.is_integer() and abs(x) < 2 ** 53 else x
+
+
+def deployments(model_names, chip_names, precisions, keys, make=deploy):
+    """What the page needs of ``make(model, chip, precision)`` for every combination, factored.
+
+    Each deployment's values by keyword (those in ``keys`` it knows; a missing one is null), plus
+    ``n_chips`` (the chips it uses) and ``precision`` (the weights' precision after any fallback).
+    A quantity that depends on the model alone is stored once per model (``by_model[key][m]``), one
+    that depends on the chip and precision alone once per pair (``by_chip[key][h][p]``), any other in
+    full (``full[key][m][h][p]``); indices follow the lists given, as the page's controls do.
+    """
+    rows = {(m, h, p): make(m, h, p) for m in model_names for h in chip_names for p in precisions}
+    cols = {k: {i: (_compact(d.values[k]) if k in d.values else None) for i, d in rows.items()} for k in keys}
+    cols["n_chips"] = {i: int(d.n_chips_used) for i, d in rows.items()}
+    cols["precision"] = {i: d.weight_precision for i, d in rows.items()}
+    out = {"by_model": {}, "by_chip": {}, "full": {}}
+    for k, col in cols.items():
+        if all(len({col[m, h, p] for h in chip_names for p in precisions}) == 1 for m in model_names):
+            out["by_model"][k] = [col[m, chip_names[0], precisions[0]] for m in model_names]
+        elif all(len({col[m, h, p] for m in model_names}) == 1 for h in chip_names for p in precisions):
+            out["by_chip"][k] = [[col[model_names[0], h, p] for p in precisions] for h in chip_names]
+        else:
+            out["full"][k] = [[[col[m, h, p] for p in precisions] for h in chip_names] for m in model_names]
+    return out
+
+
+def window_tables(keys, contexts, make=lambda m: deploy(m, "GB200")):
+    """KV bytes (and attention FLOPs) per token at each context, for the models with sliding-window layers.
+
+    :meth:`roofline.Deployment.evaluate` replaces ``kv_bytes`` and ``attn_flops`` by their value at
+    the context given where a model has window layers; the page looks them up here, by the
+    position of the context on its slider.
+    """
+    out = {}
+    for m in models.REGISTRY:
+        if not m.window_layers:
+            continue
+        d = make(m.key)
+        out[m.key] = {"kv_bytes": [_number(d.kv_bytes_at(L)) for L in contexts]}
+        if "attn_flops" in keys:
+            out[m.key]["attn_flops"] = [_number(d.attn_flops_at(L)) for L in contexts]
+    return out
+
+
+def batch_axis(figure):
+    """The batch sizes a live figure class plots along x: its default ``batch_range`` in ``n_points`` steps."""
+    params = inspect.signature(figure.__init__).parameters
+    low, high = params["batch_range"].default
+    return [_number(b) for b in np.geomspace(low, high, params["n_points"].default)]
+
+
+def _keys(eqs, given):
+    """The keywords the figure's equations take, less those the controls set."""
+    return sorted({a for eq in eqs for a in eq.args} - set(given), key=list(symbols.TABLE).index)
+
+
+@dataclasses.dataclass(frozen=True)
+class Live:
+    """One chapter's live figure on the published page.
+
+    Parameters
+    ----------
+    key : str
+        The figure's name, as the page's placeholder names it (``data-figure="decode"``).
+    chapter : str
+        The notebook it belongs to.
+    equations : tuple of str
+        The registered equations it evaluates (:func:`roofline_eq` names).
+    controls : tuple of Control
+        Its controls, in the order the ipywidgets cell shows them.
+    data : callable
+        ``data(live)``: what it needs from the registry, as JSON-ready values.
+    """
+
+    key: str
+    chapter: str
+    equations: tuple
+    controls: tuple
+    data: object
+    caption: str = ""
+    plot: object = None
+
+    def __post_init__(self):
+        names = [c.name for c in self.controls]
+        if len(set(names)) != len(names):
+            raise ValueError(f"live figure {self.key}: control names repeat: {names}")
+        for name in self.equations:
+            roofline_eq(name)  # a ValueError for a name the registry does not hold
+
+    def control(self, name):
+        """The control called ``name``."""
+        for c in self.controls:
+            if c.name == name:
+                return c
+        raise ValueError(f"live figure {self.key} has no control {name!r}; it has {[c.name for c in self.controls]}")
+
+    def as_json(self):
+        out = {"chapter": self.chapter, "caption": self.caption, "equations": list(self.equations),
+               "controls": [c.as_json() for c in self.controls], "data": self.data(self)}
+        if self.plot is not None:
+            out["plot"] = self.plot.as_json()
+        return out
+
+
+# -- figures the page draws from their description alone ------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Series:
+    """One curve of a :class:`Panel`: the sum of registered equations, each times ``scale``, over the panel's x.
+
+    ``color`` names a colour of the script's palette (compute, weights, kv, memory, total, comm, grey)
+    or is any CSS colour; ``dash`` an SVG dash pattern ("5 3"); ``markers`` a dot at every x.
+    """
+
+    name: str
+    label: str
+    equations: tuple
+    scale: float = 1.0
+    color: str = "total"
+    width: float = 1.5
+    dash: str = ""
+    markers: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class Panel:
+    """One panel: ``series`` against the keyword ``x`` over ``grid``.
+
+    ``hline``: (label, keyword, scale), a dashed line at a value the figure knows (the HBM per chip);
+    ``marker``: a dotted line at the current value of ``x``; ``dot``: the series marked at that value.
+    """
+
+    x: str
+    grid: tuple
+    xlabel: str
+    ylabel: str
+    series: tuple
+    xlog: bool = False
+    ylog: bool = False
+    hline: tuple = ()
+    marker: bool = False
+    dot: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Plot:
+    """A live figure the page draws from this description alone, with no code of its own.
+
+    Parameters
+    ----------
+    panels : tuple of Panel
+        Side by side.
+    keywords : dict
+        Equation keyword -> control name: the values the controls set (``{"n_chips": "gpus"}``).
+    label : str
+        The line above the panels, a template of control names and ``scalars``: ``{micro:,}`` (whole,
+        thousands separated), ``{at:.1f}``, ``{share:.0%}``.
+    scalars : dict
+        Name -> (equations, scale): sums evaluated at the current values, for the label.
+    deployment : tuple
+        The controls that choose the model, the chip and the precision (None: the table's one
+        precision); the values come from the data's ``deployments`` (:func:`deployments`) and, for a
+        model with sliding-window layers, its ``windows`` at the ``len_ctx`` control's position.
+    """
+
+    panels: tuple
+    keywords: dict
+    label: str = ""
+    scalars: dict = dataclasses.field(default_factory=dict)
+    deployment: tuple = ("model", "chip", None)
+
+    def equations(self):
+        """Every equation the plot evaluates, each once, in order."""
+        names = [e for p in self.panels for s in p.series for e in s.equations]
+        names += [e for eqs, _ in self.scalars.values() for e in eqs]
+        return tuple(dict.fromkeys(names))
+
+    def as_json(self):
+        return dataclasses.asdict(self)
+
+
+def curves(key, chapter, controls, plot, data, caption=""):
+    """A :class:`Live` drawn from ``plot`` alone: its equations are those the plot names."""
+    known = {c.name for c in controls}
+    missing = [c for c in list(plot.keywords.values()) + [c for c in plot.deployment if c] if c not in known]
+    if missing:
+        raise ValueError(f"live figure {key}: the plot uses controls {missing} that it does not have")
+    return Live(key, chapter, plot.equations(), tuple(controls), data, caption, plot)
+
+
+# -- chapter 1: step time and cost per token against batch ----------------------------------------
+_DECODE_EQS = ("decode.compute_time_s", "decode.weight_time_s", "decode.kv_time_s", "decode.memory_time_s",
+               "decode.step_time_s", "decode.cost_per_token_usd", "decode.cost_floor_usd", "decode.max_batch_n",
+               "decode.balance_batch_with_kv_n", "decode.compute_time_attn_s", "decode.weight_time_touched_s",
+               "decode.step_time_refined_s")
+
+
+def _decode_data(live):
+    keys = _keys(map(roofline_eq, live.equations), ("batch", "len_ctx"))
+    precisions = live.control("precision").options
+    table = deployments(models.names(), hardware.names(), precisions, keys)
+    return {"deployments": table,
+            "windows": window_tables(keys, live.control("context").grid),
+            "batch": batch_axis(fig_decode.DecodeFigure),
+            "ms": fig_decode.MS, "per_million": fig_decode.PER_MILLION}
+
+
+def _decode_live():
+    lecture_d = deploy("DeepSeek (lecture)", "GB200", "fp4")
+    board_ctx = 256  # chapter 1's context for the board's picture
+    b0 = sum(lecture.CH1["headroom"].value) / 2 * lecture_d.balance_batch(len_ctx=board_ctx)
+    controls = (
+        select("model", "model", models.names(), "DeepSeek (lecture)"),
+        select("chip", "hardware", hardware.names(), "GB200"),
+        select("precision", "precision", tuple(reversed(registry.PRECISIONS)), "fp4"),
+        log_slider("batch", "batch B", 0, 5, b0),
+        log_slider("context", "len_ctx", 1, 6, board_ctx),
+        checkbox("refined", "experts touched + attention FLOPs"),
+    )
+    return Live("decode", "01_batch_size", _DECODE_EQS, controls, _decode_data,
+                "Step time (left) and cost per token (right) against batch.")
+
+
+# -- chapter 2: the step with the all-to-all --------------------------------------------------------
+_MOE_EQS = ("decode.compute_time_s", "decode.weight_time_s", "decode.kv_time_s", "decode.memory_time_s",
+            "decode.max_batch_n", "moe.comm_time_s", "moe.step_with_comm_s", "moe.step_with_comm_s[overlap=full]")
+_MOE_PRECISION = "fp4"  # chapter 2's widget: FP4 weights, or the chip's lowest precision
+
+
+def moe_models():
+    """The models chapter 2's controls offer: those with MoE layers."""
+    return tuple(m.key for m in models.REGISTRY if m.moe_layers)
+
+
+def moe_chips():
+    """The chips chapter 2's controls offer: those with a published scale-out network."""
+    return tuple(h.key for h in hardware.REGISTRY if h.scaleout_bw)
+
+
+def hop_latencies(chip, fallback="H100"):
+    """Chapter 2's all-to-all latency in one rack and across racks, s: the chip's published hop latency,
+    else ``fallback``'s (the H800's measured figures stand in for chips without one)."""
+    h, f = hardware.get(chip), hardware.get(fallback)
+    return h.scaleup_latency_s or f.scaleup_latency_s, h.scaleout_latency_s or f.scaleout_latency_s
+
+
+def _moe_data(live):
+    keys = _keys(map(roofline_eq, live.equations), ("batch", "len_ctx", "n_racks", "hop_latency", "n_chips"))
+    experts = live.control("experts").grid
+    table = deployments(moe_models(), moe_chips(), (_MOE_PRECISION,), keys)
+    chips = {h: [moe.ep_chips(e, hardware.get(h).scaleup_domain) for e in experts] for h in moe_chips()}
+    latency = {h: dict(zip(("rack", "racks"), hop_latencies(h))) for h in moe_chips()}
+    return {"deployments": table, "ep_chips": chips, "hop_latency": latency,
+            "windows": window_tables(keys, live.control("context").grid,
+                                     lambda m: deploy(m, "GB200", _MOE_PRECISION)),
+            "batch": batch_axis(fig_moe.MoeFigure), "ms": fig_moe.MS}
+
+
+def _moe_live():
+    domain = hardware.get("GB200").scaleup_domain
+    ep = deploy("DeepSeek-V3", "GB200", _MOE_PRECISION, n_chips=moe.ep_chips(256, domain))
+    controls = (
+        select("model", "model", moe_models(), "DeepSeek-V3"),
+        select("chip", "hardware", moe_chips(), "GB200"),
+        int_slider("top_k", "top-k K", 1, 32, 8),
+        int_slider("experts", "experts E", 8, 512, 256, step=8),
+        int_slider("racks", "racks", 1, 8, 1),
+        log_slider("batch", "batch B", 0, 5, ep.balance_batch()),
+        log_slider("context", "len_ctx", 1, 6, 2048),  # chapter 2's chat-length context
+    )
+    return Live("moe", "02_moe_layout", _MOE_EQS, controls, _moe_data,
+                "The decode step with the all-to-all against batch.")
+
+
+# -- chapter 3: pipeline timelines --------------------------------------------------------------
+def _pipeline_data(live):
+    params = inspect.signature(pipeline.schedule).parameters
+    return {"fwd": params["fwd"].default, "bwd": params["bwd"].default,
+            "with_formula": ["gpipe", "1f1b"]}  # schedules whose idle share has the closed form
+
+
+def _pipeline_live():
+    controls = (
+        int_slider("stages", "stages P", 1, 12, 8),
+        int_slider("micro", "micro m", 1, 32, 16),
+        select("kind", "schedule", ("gpipe", "1f1b", "inference", "naive"), "1f1b"),
+    )
+    return Live("pipeline", "03_pipeline_parallelism", ("pipeline.bubble_fraction",), controls, _pipeline_data,
+                "The timeline of one schedule.")
+
+
+# -- chapter 4: memory per GPU against stages, the weight floor against scale-up size ---------------
+_MEMORY_PRECISION = "fp8"  # chapter 4's widget: FP8 weights, or the chip's lowest precision
+
+
+def _memory_data(live):
+    keys = _keys(map(roofline_eq, live.equations), ("micro_batch", "len_ctx", "n_stages", "n_chips"))
+    return {"deployments": deployments(models.names(), hardware.names(), (_MEMORY_PRECISION,), keys + ["hbm_bytes"]),
+            "windows": window_tables(keys, live.control("context").grid,
+                                     lambda m: deploy(m, "H100", _MEMORY_PRECISION))}
+
+
+def _memory_live():
+    controls = (
+        select("model", "model", models.names(), "Kimi K2"),
+        select("chip", "hardware", hardware.names(), "H100"),
+        int_slider("gpus", "GPUs G", 1, 128, 8),
+        int_slider("stages", "stages P", 1, 16, 4),
+        log_slider("micro", "micro b", 0, 4, 64, whole=True),
+        log_slider("context", "len_ctx", 2, 6, 8192),
+    )
+    per_gb = 1 / fig_memory.GB
+    weights, kv = "memory.weights_per_gpu_bytes", "memory.kv_per_gpu_bytes"
+    chips = inspect.signature(fig_memory.draw_floor_vs_scaleup).parameters["chips"].default
+    plot = Plot(
+        panels=(
+            Panel("n_stages", tuple(int(p) for p in fig_memory.STAGES), "pipeline stages P", "GB per GPU", (
+                Series("weights", "weights", (weights,), per_gb, "weights", markers=True),
+                Series("kv", "KV cache", (kv,), per_gb, "kv", markers=True),
+                Series("total", "total", (weights, kv), per_gb, "total", width=2.5),
+            ), hline=("HBM per GPU", "hbm_bytes", per_gb), marker=True),
+            Panel("n_chips", tuple(_number(c) for c in chips), "chips reading the weights at once",
+                  "ms per step (weights alone)", (
+                      Series("floor", "weight-fetch floor", ("decode.weight_time_s",), 1e3, "weights", width=2.5),
+                  ), xlog=True, ylog=True, dot="floor"),
+        ),
+        keywords={"n_chips": "gpus", "n_stages": "stages", "micro_batch": "micro", "len_ctx": "context"},
+        scalars={"at": ((weights, kv), per_gb)},
+        label="{model} on {gpus} x {chip} per stage; micro-batch {micro:,}, L = {context:,}: {at:.1f} GB per GPU "
+              "at P = {stages}")
+    return curves("memory", "04_pipelining_memory", controls, plot, _memory_data,
+                  "Memory per GPU against pipeline stages (left); the weight-fetch floor against scale-up size "
+                  "(right).")
+
+
+LIVE = {live.key: live for live in (_decode_live(), _moe_live(), _pipeline_live(), _memory_live())}
+"""Every chapter's live figure on the published page, by the name its placeholder uses."""
+
+
+# -- the generated script -----------------------------------------------------------------------
+def bundle(lives=None):
+    """The generated script: every equation the live figures use, as a JavaScript function, and their data.
+
+    It defines ``window.RooflineGenerated = {equations: {id: {args, f}}, figures: {key: {...}}}``.
+    """
+    lives = list((lives or LIVE).values())
+    ids = sorted({name for live in lives for name in live.equations})
+    lines = ["// Generated by roofline.web from the library's sympy expressions: do not edit.",
+             "// Regenerate with: python -m roofline.web book/_static/" + GENERATED,
+             "(function () {", '"use strict";', "const equations = {"]
+    for name in ids:
+        eq = roofline_eq(name)
+        if equation_id(eq) != name:
+            raise ValueError(f"{name!r} names {equation_id(eq)!r}; use that name")
+        lines.append(f"  {json.dumps(name)}: {{args: {json.dumps(list(eq.args))}, unit: {json.dumps(eq.unit)},")
+        lines.append(f"    f: {js_function(eq)}}},")
+    lines.append("};")
+    figures = {live.key: live.as_json() for live in lives}
+    lines.append("const figures = " + json.dumps(figures, separators=(",", ":"), allow_nan=False) + ";")
+    lines += ["window.RooflineGenerated = {equations: equations, figures: figures};", "})();", ""]
+    return "\n".join(lines)
+
+
+def placeholder(key):
+    """The HTML a chapter puts beside its static figure, where the page draws the live one."""
+    if key not in LIVE:
+        raise ValueError(f"no live figure {key!r}; known: {', '.join(LIVE)}")
+    return f'<div class="roofline-live" data-figure="{html.escape(key)}"></div>'
+
+
+def write(path):
+    """Write :func:`bundle` to ``path``; returns True if the file changed."""
+    path = pathlib.Path(path)
+    text = bundle()
+    if path.is_file() and path.read_text() == text:
+        return False
+    path.write_text(text)
+    return True
+
+
+def main(argv=None):
+    """``python -m roofline.web PATH``: write the generated script; ``--check``: exit 1 if PATH is stale."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    check = "--check" in args
+    paths = [a for a in args if a != "--check"]
+    if len(paths) != 1:
+        print("usage: python -m roofline.web [--check] PATH", file=sys.stderr)
+        return 2
+    path = pathlib.Path(paths[0])
+    if check:
+        fresh = path.is_file() and path.read_text() == bundle()
+        print(f"{path}: {'up to date' if fresh else 'stale: run python -m roofline.web ' + str(path)}")
+        return 0 if fresh else 1
+    print(f"{path}: {'written' if write(path) else 'unchanged'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,213 @@
+"""Chapter 7: Feistel rounds and RevNet blocks invert; activation memory against Korthikanti et al. 2022."""
+
+import hashlib
+import math
+
+import numpy as np
+import pytest
+
+from roofline import Deployment, hardware, models, revnet
+
+GPT3 = dict(len_ctx=2048, micro_batch=1, d_model=12288, n_heads=96, saved_act_bytes=2)
+
+
+# -- invertibility ------------------------------------------------------------------------------------
+def test_float_round_trip_to_machine_precision():
+    """A non-invertible f (a squashed random map) inside a Feistel round and a 48-block stack: the round
+    trip returns the inputs within a few ulps of the streams' size."""
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((32, 32))
+    f = lambda v: np.tanh(v @ w) ** 2  # noqa: E731 - many-to-one: f(v) = f(-v)
+    x, y = rng.standard_normal((2, 8, 32))
+    x2, y2 = revnet.feistel_inverse(*revnet.feistel_round(x, y, f), f)
+    assert np.array_equal(x2, x) and np.max(np.abs(y2 - y)) <= 4 * np.finfo(float).eps * np.max(np.abs(y) + 1)
+    fs = [f] * 48
+    top = revnet.revnet_stack(x, y, fs)
+    back = revnet.revnet_stack_inverse(*top, fs)
+    scale = max(np.max(np.abs(t)) for t in top)
+    assert max(np.max(np.abs(b - a)) for a, b in zip((x, y), back)) <= 1e3 * np.finfo(float).eps * scale
+
+
+def test_xor_inversion_is_exact():
+    """Over GF(2) the round trip is bit for bit, for any f, through any depth: XOR is its own inverse."""
+    rng = np.random.default_rng(1)
+    x, y = rng.integers(0, 2**31, (2, 1000))
+    fs = [lambda v, k=k: (v * 2654435761 + k) % 2**31 for k in range(100)]
+    back = revnet.revnet_stack_inverse(*revnet.revnet_stack(x, y, fs, xor=True), fs, xor=True)
+    assert np.array_equal(back[0], x) and np.array_equal(back[1], y)
+    keys = revnet.toy_keys(12, seed=3)
+    blocks = np.arange(0, 2**32, 2**20, dtype=np.uint64).astype(np.uint32)
+    assert np.array_equal(revnet.toy_decrypt(revnet.toy_encrypt(blocks, keys), keys), blocks)
+
+
+def test_revnet_block_by_hand():
+    """x' = y + f(x), y' = x (02:10:48): with f(v) = v^2, (3, 5) -> (14, 3) and back."""
+    sq = lambda v: v * v  # noqa: E731
+    assert revnet.revnet_block(np.array([3.0]), np.array([5.0]), sq) == (14.0, 3.0)
+    assert revnet.revnet_block_inverse(np.array([14.0]), np.array([3.0]), sq) == (3.0, 5.0)
+
+
+def test_toy_cipher_is_a_permutation_of_small_inputs():
+    """Distinct blocks encrypt to distinct blocks (an invertible map): 65,536 inputs, 65,536 outputs."""
+    out = revnet.toy_encrypt(np.arange(2**16, dtype=np.uint32), revnet.toy_keys(4))
+    assert len(np.unique(out)) == 2**16
+
+
+# -- mixing -----------------------------------------------------------------------------------------------
+def test_sha256_avalanche_is_one_half():
+    """Every flipped bit changes about half of SHA-256's 256 output bits (Webster and Tavares' criterion)."""
+    a = revnet.sha256_avalanche(n_messages=2, n_bytes=16)
+    assert a.shape == (256,) and abs(a.mean() - 0.5) < 0.01 and a.min() > 0.3
+    # one flip by hand, through hashlib directly
+    m = bytes(16)
+    d = int.from_bytes(hashlib.sha256(m).digest(), "big") ^ int.from_bytes(hashlib.sha256(b"\x01" + m[1:]).digest(),
+                                                                               "big")
+    assert 90 < bin(d).count("1") < 166
+
+
+def test_toy_cipher_avalanche_grows_with_rounds():
+    """One round moves a flip into one half and the S-boxes spread it a little; by four rounds the cipher
+    changes half the bits, like SHA-256."""
+    one, two, four = (revnet.toy_avalanche(r) for r in (1, 2, 4))
+    assert one < 0.25 < two < 0.45 < four and abs(four - 0.5) < 0.01
+
+
+def test_differential_of_one_round_is_constant():
+    """A difference in the y half passes one round unchanged into x with probability 1 (a GF(2) derivative
+    that is constant); by four rounds no output difference repeats beyond chance."""
+    p1, d1 = revnet.toy_differential(1, 1)
+    assert p1 == 1.0 and d1 == 1 << 16
+    p4, _ = revnet.toy_differential(4, 1, n_blocks=4096)
+    assert p4 <= 3 / 4096
+
+
+def test_residual_and_layernorm_keep_a_random_mlp_smooth():
+    """At weight scale 3 a plain tanh MLP is chaotic: a 1% nudge of one input flips half the output signs
+    by 48 layers; with residual connections and LayerNorm almost none flip and the sensitivity stays small."""
+    plain, g_plain = revnet.mlp_avalanche(48, residual=False)
+    res, g_res = revnet.mlp_avalanche(48, residual=True)
+    assert plain[-1] > 0.4 and res[-1] < 0.02
+    assert g_plain[-1] > 100 * g_res[-1]
+    calm, _ = revnet.mlp_avalanche(48, weight_scale=1.0)  # below the edge of chaos: nearby inputs converge
+    assert calm[-1] < 0.01
+
+
+# -- activation memory ------------------------------------------------------------------------------
+def test_layer_bytes_match_korthikanti_by_hand():
+    """Korthikanti et al. 2022 (arXiv 2205.05198), eq. 1: s b h (34 + 5 a s / h) bytes per layer, GPT-3
+    175B shape (s 2,048, h 12,288, a 96), b = 1: 855,638,016 + 2,013,265,920 = 2,868,903,936 B."""
+    assert revnet.layer_activation_bytes(**GPT3) == 2_868_903_936
+    # their "selective recomputation" drops the 5 a s^2 b term: FlashAttention keeps no s x s matrix
+    flash = revnet.layer_activation_bytes.under(scores="flash")
+    no_heads = {k: v for k, v in GPT3.items() if k != "n_heads"}  # nothing left depends on the heads
+    assert flash(**no_heads) == 34 * 2048 * 12288
+    no_dropout = revnet.layer_activation_bytes.under(scores="flash", dropout="off")
+    assert no_dropout(**no_heads) == 32 * 2048 * 12288  # 16 values of 2 bytes per s b h
+
+
+def test_full_recomputation_matches_korthikanti():
+    """Their full recomputation stores 2 s b h L bytes (the layer inputs); we add the one layer rebuilt."""
+    ck = revnet.training_activation_bytes.under(activations="checkpointed")
+    layer = revnet.layer_activation_bytes(**GPT3)
+    assert ck(n_layers=96, **GPT3) == 2 * 2048 * 12288 * 96 + layer
+
+
+def test_stored_grows_with_layers_reversible_does_not():
+    """O(L) against O(1): doubling the layers doubles the stored activations and leaves RevNet's alone."""
+    stored = revnet.training_activation_bytes
+    rev = revnet.training_activation_bytes.under(activations="reversible")
+    assert stored(n_layers=80, **GPT3) == pytest.approx(2 * stored(n_layers=40, **GPT3))
+    assert "n_layers" not in rev.args  # the layer count drops out altogether
+    assert rev(**GPT3) == 2 * 2 * 2048 * 12288 + revnet.layer_activation_bytes(**GPT3)
+
+
+def test_recompute_costs_one_more_forward():
+    """6 N per token stored (2 forward + 4 backward), 8 N with one more forward: 6ND becomes 8ND."""
+    for kind, per in (("stored", 6), ("checkpointed", 8), ("reversible", 8)):
+        assert revnet.train_flops_per_token.under(activations=kind)(n_active=70e9) == per * 70e9
+
+
+def test_kv_trade_for_llama_70b_on_h100_by_hand():
+    """Llama 3.1 70B, BF16 cache: 80 layers x 2 x 8 heads x 128 x 2 B = 327,680 B per token. Recomputing a
+    token's K and V takes 2 x 70.6e9 FLOPs at 989.4 TFLOP/s; reading 327,680 B takes it at 3.35 TB/s."""
+    d = Deployment(models.get("Llama 3.1 70B"), hardware.get("H100"), precision="bf16")
+    assert d.values["kv_bytes"] == 80 * 2 * 8 * 128 * 2
+    want = (2 * 70.6e9 / 989.4e12) / (327_680 / 3.35e12)
+    assert d.evaluate(revnet.kv_recompute_over_read) == pytest.approx(want, rel=1e-3)
+    assert 1400 < want < 1500
+
+
+def test_activation_trade_by_hand():
+    """GPT-3 shape, 96 layers: the extra forward 2 N s b over writing and reading the saved bytes."""
+    n, f, w = 175e9, 989.4e12, 3.35e12
+    saved = 96 * 2_868_903_936 - (2 * 2 * 2048 * 12288 + 2_868_903_936)
+    want = (2 * n * 2048 / f) / (2 * saved / w)
+    got = revnet.act_recompute_over_traffic(n_layers=96, n_active=n, flops=f, mem_bw=w, **GPT3)
+    assert got == pytest.approx(want)
+    assert math.isinf(revnet.act_recompute_over_traffic(n_layers=1, n_active=n, flops=f, mem_bw=w, **GPT3))
+
+
+# -- bad input --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("call, match", [
+    (lambda: revnet.feistel_round(np.ones(2), np.ones(2), "f"), r"f must be a callable"),
+    (lambda: revnet.feistel_round(np.ones(2), np.ones(3), np.sin), r"x and y must have one shape; got \(2,\)"),
+    (lambda: revnet.feistel_round(np.ones(2), np.ones(2), np.sin, xor=True), r"x must be an integer array"),
+    (lambda: revnet.feistel_round(np.ones(2, int), np.ones(2, int), np.sin, xor=True), r"f must return integers"),
+    (lambda: revnet.revnet_block(np.ones(2), np.ones(2), lambda v: v[:1]), r"f\(x\) must have the shape of y"),
+    (lambda: revnet.revnet_stack(np.ones(2), np.ones(2), []), r"fs must be a non-empty sequence"),
+    (lambda: revnet.toy_keys(0), r"rounds must be an integer in \[1, 64\]; got 0"),
+    (lambda: revnet.toy_encrypt([-1], revnet.toy_keys(2)), r"blocks must be integers in \[0, 2\*\*32\)"),
+    (lambda: revnet.toy_differential(2, 0), r"delta must be one non-zero"),
+    (lambda: revnet.mlp_avalanche(0), r"depth must be an integer in \[1, 1024\]; got 0"),
+    (lambda: revnet.mlp_avalanche(4, weight_scale=-1), r"weight_scale must be a finite number > 0; got -1"),
+    (lambda: revnet.sha256_avalanche(n_bytes=0), r"n_bytes must be an integer in \[1, 4096\]; got 0"),
+    (lambda: revnet.layer_activation_bytes(**(GPT3 | {"d_model": 0})), r"d_model must be a finite number > 0; got 0"),
+    (lambda: revnet.training_activation_bytes(n_layers=-2, **GPT3), r"n_layers must be a finite number > 0; got -2"),
+    (lambda: revnet.layer_activation_bytes.under(scores="sparse"), r"scores must be one of 'stored', 'flash'"),
+])
+def test_bad_input_names_the_parameter(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+# -- the figures ----------------------------------------------------------------------------------------
+LLAMA_SHAPE = dict(d_model=8192, n_heads=64, micro_batch=1, len_ctx=4096, saved_act_bytes=2)
+
+
+@pytest.mark.parametrize("kind", ["stored", "checkpointed", "reversible"])
+def test_timeline_peaks_at_the_librarys_total(kind):
+    """The drawn timeline's peak is training_activation_bytes of the same kind (Llama 3.1 70B's shape);
+    stored lasts 3 L forward-layer units, recomputing 4 L (6ND against 8ND)."""
+    from roofline.figures import revnet as fr
+
+    t, held = fr.memory_timeline(80, **LLAMA_SHAPE, kind=kind)
+    eq = revnet.training_activation_bytes.under(activations=kind, scores="flash", dropout="off")
+    given = {k: v for k, v in (LLAMA_SHAPE | {"n_layers": 80}).items() if k in eq.args}
+    assert held.max() == pytest.approx(eq(**given))
+    assert t[-1] == (3 if kind == "stored" else 4) * 80
+    assert held[-1] == pytest.approx(2 * 4096 * 8192 * 2 if kind == "reversible" else 0)
+    # by hand: 80 layers x 32 B x 4,096 tokens x 8,192 = 85.9 GB stored
+    if kind == "stored":
+        assert held.max() == 80 * 32 * 4096 * 8192
+
+
+def test_live_timeline_updates_in_place():
+    from matplotlib.figure import Figure
+
+    from roofline.figures import revnet as fr
+
+    fig = fr.TimelineFigure(n_layers=80, **LLAMA_SHAPE)
+    line = fig.lines["stored"]
+    before = np.asarray(line.get_ydata()).max()
+    assert fig.update(n_layers=40) == pytest.approx(before / 2)
+    assert fig.lines["stored"] is line and fig.to_png()[:4] == b"\x89PNG"
+    with pytest.raises(ValueError, match="update\\(\\) takes"):
+        fig.update(layers=3)
+    with pytest.raises(ValueError, match="n_layers must be a whole number"):
+        fr.memory_timeline(2.5, **LLAMA_SHAPE)
+    with pytest.raises(ValueError, match="kind must be one of"):
+        fr.memory_timeline(4, **LLAMA_SHAPE, kind="sparse")
+    axes = Figure().subplots(1, 3)
+    fr.draw_feistel(axes[0]), fr.draw_residual(axes[1]), fr.draw_revnet(axes[2], blocks=3)
+    art = fr.draw_avalanche(Figure().subplots(1, 2), fr.avalanche_data(rounds=range(1, 4), depth=4))
+    assert set(art) == {"sha", "cipher", "plain", "residual"}

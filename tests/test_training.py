@@ -1,0 +1,148 @@
+"""Chapter 5's equations against numbers found another way: published training runs, the reference
+table of compute-optimal points, the lecture's arithmetic done by hand, and a brute-force search."""
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from roofline import hardware, models, symbols, training
+from roofline.symbols import N_active, tokens_pre, train_flops
+
+EPOCH, HOFFMANN = training.LOSS_LAWS["epoch"], training.LOSS_LAWS["hoffmann"]
+DAY = 86_400
+
+
+def test_six_is_two_forward_and_four_backward():
+    assert training.FORWARD_FLOPS_PER_PARAM == 2
+    assert training.BACKWARD_FLOPS_PER_PARAM == 4
+    assert training.PRETRAIN_FLOPS_PER_PARAM == 6
+
+
+def test_llama_405b_matches_its_reported_compute():
+    """Llama 3 paper: 405B parameters on 15.6T tokens, 3.8e25 FLOPs."""
+    m = models.get("Llama 3.1 405B")
+    c = training.pretrain_flops(n_active=m.active_params, tokens_pre=m.pretrain_tokens)
+    assert c == pytest.approx(405e9 * 15.6e12 * 6)
+    assert c == pytest.approx(3.8e25, rel=0.01)
+
+
+def test_chinchilla_70b_on_1_4t():
+    """6 x 70e9 x 1.4e12 = 5.88e23; the paper's budget (Gopher's) is 5.76e23, 2% lower."""
+    c = training.pretrain_flops(n_active=70e9, tokens_pre=1.4e12)
+    assert c == pytest.approx(5.88e23)
+    assert c / 5.76e23 == pytest.approx(1.0208, abs=1e-4)
+
+
+def test_deepseek_v3_gpu_hours_at_its_implied_mfu():
+    """DeepSeek-V3: 6 x 37B x 14.8T = 3.2856e24 FLOPs in 2.664M H800-hours of pre-training. The H800
+    has the H100's tensor cores (989.4 TFLOP/s dense BF16): the implied MFU is 34.6% on that basis
+    (17.3% of the FP8 peak it trained at), and 34.6% gives the reported hours back."""
+    c = training.pretrain_flops(n_active=37e9, tokens_pre=14.8e12)
+    assert c == pytest.approx(3.2856e24)
+    peak = hardware.get("H100").flops_bf16
+    assert peak == pytest.approx(989.4e12)
+    implied = 3.2856e24 / (2.664e6 * 3600 * 989.4e12)
+    assert implied == pytest.approx(0.3463, abs=1e-4)
+    assert training.training_gpu_hours(train_flops=c, mfu=implied, flops=peak) == pytest.approx(2.664e6)
+    assert training.training_gpu_hours(train_flops=c, mfu=0.35, flops=peak) == pytest.approx(2.636e6, rel=1e-3)
+
+
+@pytest.mark.parametrize("law, budget, n, d, ratio", [
+    (EPOCH, 5.76e23, 72e9, 1.33e12, 18), (EPOCH, 3.8e25, 619e9, 10.2e12, 16.5),
+    (HOFFMANN, 5.76e23, 32e9, 3.0e12, 93), (HOFFMANN, 3.8e25, 214e9, 29.7e12, 139)])
+def test_compute_optimal_points_match_the_reference_table(law, budget, n, d, ratio):
+    """shared/reference/README.md section 4, computed there from each constant set (rounded to 2-3 digits)."""
+    n_opt = training.compute_optimal_params(train_flops=budget, **law.args(training.compute_optimal_params))
+    d_opt = training.compute_optimal_tokens(train_flops=budget, **law.args(training.compute_optimal_tokens))
+    assert n_opt == pytest.approx(n, rel=0.02)
+    assert d_opt == pytest.approx(d, rel=0.02)
+    assert d_opt / n_opt == pytest.approx(ratio, rel=0.03)
+    assert 6 * n_opt * d_opt == pytest.approx(budget)
+    # the tokens for that many parameters are the same point, reached from N
+    assert training.chinchilla_tokens(n_active=n_opt, **law.args(training.chinchilla_tokens)) == pytest.approx(d_opt)
+
+
+def test_compute_optimal_point_minimises_the_loss_along_the_budget():
+    """d/dN of L(N, C/(6N)) vanishes at N_opt: symbolically, and for the Epoch constants at 1e24 FLOPs."""
+    law = training.chinchilla_loss.expr.subs(tokens_pre, train_flops / (6 * N_active))
+    slope = sp.diff(law, N_active)
+    at_opt = slope.subs(N_active, training.compute_optimal_params.expr)
+    assert sp.simplify(sp.powsimp(sp.expand_power_base(at_opt, force=True), force=True)) == 0
+    consts = {symbols.TABLE[k].symbol: v for k, v in EPOCH.values().items()} | {train_flops: 1e24}
+    scale = float((sp.diff(EPOCH.loss_a / N_active ** EPOCH.alpha_n, N_active)).subs(N_active, 1e11))
+    assert abs(float(at_opt.subs(consts))) < 1e-9 * abs(scale)
+
+
+def test_the_lecture_arithmetic():
+    """500M tok/s for 2 months = 2.6e15 (01:30:15); 50M tok/s -> 2.6e14, "around two hundred
+    trillion" (01:30:46); equal costs at a third of the MFU: D_pre = D_inf = 1.5 D_RL (flashcard Q4);
+    200T over 20 x 100B is 100x (01:31:43)."""
+    assert training.tokens_served(traffic=500e6, deploy_s=60 * DAY) == pytest.approx(2.592e15)
+    d_inf = training.tokens_served(traffic=50e6, deploy_s=60 * DAY)
+    assert d_inf == pytest.approx(2.592e14)
+    d_pre = training.equal_cost_pretrain_tokens(tokens_inf=d_inf, decode_mfu=1 / 3)
+    assert d_pre == pytest.approx(d_inf)
+    assert training.equal_cost_rl_tokens(tokens_pre=d_pre, decode_mfu=1 / 3, rl_flops=3) == pytest.approx(d_pre / 1.5)
+    assert training.overtraining_factor(tokens_pre=200e12, tokens_per_param=20, n_active=100e9) == pytest.approx(100)
+    # the three costs are then equal, in training-FLOP equivalents
+    n = 100e9
+    pre = training.pretrain_flops(n_active=n, tokens_pre=d_pre)
+    rl = training.rl_cost_flops(n_active=n, tokens_rl=d_pre / 1.5, rl_flops=3, decode_mfu=1 / 3)
+    inf = training.inference_cost_flops(n_active=n, tokens_inf=d_inf, decode_mfu=1 / 3)
+    assert pre == pytest.approx(rl) == pytest.approx(inf)
+
+
+def test_optimum_without_usage_is_chinchillas():
+    """k = 0: the cheapest model for a loss is the compute-optimal one that reaches it."""
+    budget = 5.76e23
+    n = training.compute_optimal_params(train_flops=budget, **EPOCH.args(training.compute_optimal_params))
+    d = training.compute_optimal_tokens(train_flops=budget, **EPOCH.args(training.compute_optimal_tokens))
+    target = training.chinchilla_loss(n_active=n, tokens_pre=d, **EPOCH.values())
+    a = training.optimal_for_loss(target, 0.0)
+    assert a.n_active == pytest.approx(n, rel=1e-6)
+    assert a.tokens_pre == pytest.approx(d, rel=1e-6)
+    assert a.usage_cost == 0 and a.total_cost == pytest.approx(budget, rel=1e-6)
+
+
+@pytest.mark.parametrize("law_name", ["epoch", "hoffmann"])
+@pytest.mark.parametrize("usage", [1e14, 1.56e15, 1.56e16])
+def test_optimum_beats_a_dense_search(law_name, usage):
+    """A brute-force search over 400,001 model sizes finds no cheaper model of the same loss."""
+    law = training.LOSS_LAWS[law_name]
+    target = training.chinchilla_loss(n_active=100e9, tokens_pre=2.6e14, **law.values())
+    a = training.optimal_for_loss(target, usage, law_name)
+    assert training.chinchilla_loss(n_active=a.n_active, tokens_pre=a.tokens_pre, **law.values()) == pytest.approx(
+        target, rel=1e-12)
+    n = np.logspace(9, 14, 400_001)
+    d = training.tokens_for_loss(n_active=n, loss=target, **law.args(training.tokens_for_loss))
+    cost = 6 * n * d + usage * n
+    assert a.total_cost <= cost.min() * (1 + 1e-9)
+    assert a.n_active == pytest.approx(n[np.argmin(cost)], rel=1e-3)
+
+
+def test_optimum_takes_arrays():
+    a = training.optimal_for_loss(2.0, np.array([0.0, 1e15, 1e16]))
+    assert a.n_active.shape == (3,) and np.all(np.diff(a.n_active) < 0)  # more serving: a smaller model
+    assert np.all(np.diff(a.tokens_pre) > 0)
+
+
+def test_tokens_for_loss_is_inf_where_the_model_cannot_reach_it():
+    kw = EPOCH.args(training.tokens_for_loss)
+    floor = EPOCH.loss_floor + EPOCH.loss_a / 1e9 ** EPOCH.alpha_n  # a 1B model on infinite data
+    assert training.tokens_for_loss(n_active=1e9, loss=floor * 0.999, **kw) == np.inf
+    d = training.tokens_for_loss(n_active=1e9, loss=floor + 0.1, **kw)
+    assert training.chinchilla_loss(n_active=1e9, tokens_pre=d, **EPOCH.values()) == pytest.approx(floor + 0.1)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: training.rl_cost_flops(n_active=1e11, tokens_rl=1e12, rl_flops=1, decode_mfu=0.3), "at least 2"),
+    (lambda: training.rl_compute_flops(n_active=1e11, tokens_rl=1e12, rl_flops=7), "at most 6"),
+    (lambda: training.training_gpu_hours(train_flops=1e24, mfu=1.5, flops=1e15), "mfu must be at most 1"),
+    (lambda: training.tokens_served(traffic=-1, deploy_s=1), "traffic"),
+    (lambda: training.optimal_for_loss(1.5, 0.0), "irreducible loss"),
+    (lambda: training.optimal_for_loss(2.0, -1.0), "usage_flops_per_param"),
+    (lambda: training.optimal_for_loss(2.0, 0.0, "kaplan"), "law must be one of"),
+])
+def test_bad_input_names_the_parameter(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

@@ -1,0 +1,172 @@
+"""The published page's live figures (:mod:`roofline.web`), without a browser.
+
+The committed generated script is what the library generates now (so a changed expression or
+registry row with a stale script fails here, and the book build fails too); every registered
+equation, in every variant, prints as JavaScript that Node evaluates to numpy's value; each live
+figure offers the controls of its chapter's ipywidgets cell; each chapter puts its placeholder on
+the page. The browser test (tests/browser/test_live.py) moves the controls on the built pages.
+"""
+
+import ast
+import json
+import pathlib
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from roofline import Deployment, equations, hardware, models, symbols, web
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+COMMITTED = ROOT / "book" / "_static" / web.GENERATED
+NODE = shutil.which("node")
+
+
+def test_committed_script_is_what_the_library_generates():
+    """A changed expression, symbol or registry row makes the committed copy stale: regenerate it."""
+    assert COMMITTED.is_file(), f"{COMMITTED} missing: python -m roofline.web {COMMITTED.relative_to(ROOT)}"
+    assert COMMITTED.read_text() == web.bundle(), (
+        f"{COMMITTED.relative_to(ROOT)} is stale: run python -m roofline.web {COMMITTED.relative_to(ROOT)}")
+
+
+def test_check_mode_reports_a_stale_script(tmp_path, capsys):
+    stale = tmp_path / web.GENERATED
+    stale.write_text("// old\n")
+    assert web.main(["--check", str(stale)]) == 1
+    assert web.main([str(stale)]) == 0
+    assert web.main(["--check", str(stale)]) == 0
+    assert "stale" in capsys.readouterr().out
+
+
+def test_every_equation_prints_as_javascript():
+    """sympy's JavaScript printer knows every function the library uses (Max, Min, Piecewise, sqrt, ...)."""
+    for eq in equations.every_variant():
+        text = web.js_function(eq)
+        assert "Not supported" not in text and "//" not in text, f"{eq.name}: {text}"
+
+
+def test_equation_names_round_trip():
+    for name in ("decode.step_time_s", "moe.step_with_comm_s[overlap=full]", "decode.kv_time_s[attention=sqrt]"):
+        assert web.equation_id(web.roofline_eq(name)) == name
+    with pytest.raises(ValueError, match="not a registered equation"):
+        web.roofline_eq("decode.no_such_thing")
+
+
+# -- the generated functions against numpy -------------------------------------------------------
+def _base_values():
+    """Typical values for every keyword: DeepSeek-V3 on GB200, and a step's batch and context."""
+    d = Deployment(models.get("DeepSeek-V3"), hardware.get("GB200"), price_usd_per_hour=2.0)
+    base = dict(d.values, batch=1000.0, len_ctx=4096.0, n_racks=2.0, micro_batch=64.0, n_stages=4.0,
+                n_micro=16.0, n_chunks=2.0, stage_layers=4.0, tok_rate=100.0, weight_share=0.5)
+    return {k: base.get(k, 1.0) for k in symbols.TABLE}
+
+
+def _cases(eq, rng, n=12):
+    base = _base_values()
+    out = []
+    for i in range(n):
+        case = {a: float(base[a] * 10 ** rng.uniform(-1, 1)) for a in eq.args}
+        if i == n - 1:  # the zero branches: an empty context, no KV cache, no latency
+            case.update({a: 0.0 for a in eq.args if symbols.TABLE[a].domain == "nonnegative"})
+        out.append(case)
+    return out
+
+
+def _encode(x):
+    return x if np.isfinite(x) else repr(float(x))
+
+
+@pytest.mark.skipif(NODE is None, reason="needs Node.js (apt-get install nodejs)")
+def test_generated_functions_agree_with_numpy(tmp_path):
+    """Every equation, every variant: Node's value of the generated function equals numpy's to 1e-12."""
+    rng = np.random.default_rng(14)
+    eqs = {f"{eq.module}.{eq.name}[{i}]": eq for i, eq in enumerate(equations.every_variant())}
+    cases = {name: _cases(eq, rng) for name, eq in eqs.items()}
+    script = ["const out = {};"]
+    for name, eq in eqs.items():
+        script.append(f"{{ const f = {web.js_function(eq)};")
+        script.append(f"  out[{json.dumps(name)}] = {json.dumps([[c[a] for a in eq.args] for c in cases[name]])}"
+                      ".map(a => { const y = f.apply(null, a); return isFinite(y) ? y : String(y); }); }")
+    script.append("console.log(JSON.stringify(out));")
+    path = tmp_path / "eval.js"
+    path.write_text("\n".join(script))
+    got = json.loads(subprocess.run([NODE, str(path)], capture_output=True, text=True, check=True).stdout)
+    bad = []
+    for name, eq in eqs.items():
+        for case, js in zip(cases[name], got[name]):
+            with np.errstate(all="ignore"):
+                want = float(eq.fast(*(np.float64(case[a]) for a in eq.args)))
+            want = _encode(want)
+            js = {"Infinity": "inf", "-Infinity": "-inf", "NaN": "nan"}.get(js, js)
+            if isinstance(want, str) or isinstance(js, str):
+                ok = want == js
+            else:
+                ok = js == pytest.approx(want, rel=1e-12, abs=1e-300)
+            if not ok:
+                bad.append(f"{name} at {case}: JavaScript {js}, numpy {want}")
+    assert not bad, "\n".join(bad[:10])
+
+
+# -- the controls are the ipywidgets cell's ---------------------------------------------------------
+WIDGET_KINDS = {"Dropdown": "select", "ToggleButtons": "select", "IntSlider": "range", "FloatLogSlider": "range",
+                "Checkbox": "check"}
+
+
+def widget_controls(chapter):
+    """The ``controls = dict(...)`` of a chapter's widget cell: name -> (widget class, literal keywords)."""
+    nb = json.loads((ROOT / "notebooks" / f"{chapter}.ipynb").read_text())
+    for cell in nb["cells"]:
+        src = "".join(cell["source"])
+        if cell["cell_type"] != "code" or "controls = dict(" not in src:
+            continue
+        tree = ast.parse("\n".join(line for line in src.splitlines() if not line.startswith("%")))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "controls":
+                out = {}
+                for kw in node.value.keywords:
+                    literal = {}
+                    for k in kw.value.keywords:
+                        try:
+                            literal[k.arg] = ast.literal_eval(k.value)
+                        except ValueError:
+                            pass  # a name or a call: the value the notebook computes
+                    out[kw.arg] = (kw.value.func.attr, literal)
+                return out
+    raise AssertionError(f"{chapter}: no widget cell with controls = dict(...)")
+
+
+@pytest.mark.parametrize("key", sorted(web.LIVE))
+def test_controls_are_the_widget_cells(key):
+    live = web.LIVE[key]
+    widgets = widget_controls(live.chapter)
+    assert [c.name for c in live.controls] == list(widgets), f"{key}: controls differ from the widget cell's"
+    for c in live.controls:
+        kind, kw = widgets[c.name]
+        assert WIDGET_KINDS[kind] == c.kind, f"{key}.{c.name}: {kind} is not a {c.kind}"
+        assert kw.get("description") == c.label, f"{key}.{c.name}: label {c.label!r}, widget {kw.get('description')!r}"
+        if "options" in kw:
+            assert tuple(kw["options"]) == c.options, f"{key}.{c.name}: options differ"
+        if kind == "IntSlider":
+            assert (c.grid[0], c.grid[-1], c.grid[1] - c.grid[0]) == (kw["min"], kw["max"], kw.get("step", 1))
+        if kind == "FloatLogSlider":
+            grid = np.log10(c.grid)
+            assert (round(grid[0], 6), round(grid[-1], 6)) == (kw["min"], kw["max"]), f"{key}.{c.name}: range"
+        if "value" in kw:
+            assert c.value == kw["value"], f"{key}.{c.name}: starts at {c.value!r}, widget at {kw['value']!r}"
+
+
+@pytest.mark.parametrize("key", sorted(web.LIVE))
+def test_each_chapter_places_its_live_figure(key):
+    nb = json.loads((ROOT / "notebooks" / f"{web.LIVE[key].chapter}.ipynb").read_text())
+    marks = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"]
+    assert any(web.placeholder(key) in m for m in marks), f"{key}: no markdown cell holds {web.placeholder(key)}"
+
+
+def test_controls_refuse_a_value_off_their_range():
+    with pytest.raises(ValueError, match="not one of"):
+        web.select("chip", "hardware", ("H100",), "GB200")
+    with pytest.raises(ValueError, match="not on its grid"):
+        web.Control("stages", "stages P", "range", 13, grid=tuple(range(1, 13)))
+    with pytest.raises(ValueError, match="no live figure"):
+        web.placeholder("nonsense")
