@@ -65,7 +65,7 @@ def test_deployment_evaluates_any_registered_equation():
     for eq in equations.REGISTRY.values():
         assert d.evaluate(eq, batch=64, len_ctx=4096, n_racks=2, hop_latency=3e-6, tok_rate=1e3,
                           weight_share=0.5, stage_layers=2, n_stages=4, n_micro=8, n_chunks=2,
-                          micro_batch=16, **CH5_VALUES, **CH7_VALUES) >= 0
+                          micro_batch=16, **CH5_VALUES, **CH6_VALUES, **CH7_VALUES) >= 0
     with pytest.raises(ValueError, match="needs batch"):
         d.evaluate(decode.step_time_s, len_ctx=4096)
     with pytest.raises(ValueError, match="registered roofline Equation"):
@@ -76,6 +76,8 @@ CH5_VALUES = dict(tokens_pre=1e13, tokens_rl=1e12, tokens_inf=1e13, rl_flops=4, 
                   deploy_s=5e6, tokens_per_param=20, loss_floor=1.8, loss_a=482, loss_b=2085, alpha_n=0.35,
                   beta_d=0.37, loss=2.0, train_flops=1e24, mfu=0.4)
 
+CH6_VALUES = dict(pass_len=1000, kv_layers=61, head_dim=128, kv_heads=8, kv_elem_bytes=1, attn_sparsity=8,
+                  tier_bytes=3.84e12, tier_bw=7e9, tier_price=0.1, hold_s=300)
 CH7_VALUES = dict(n_layers=61, n_heads=128, saved_act_bytes=2)
 
 

@@ -51,6 +51,10 @@ def systems(draw):
         loss_floor=draw(log_uniform(0.5, 3)), loss_a=draw(log_uniform(1, 1e4)), loss_b=draw(log_uniform(1, 1e4)),
         alpha_n=draw(log_uniform(0.1, 1)), beta_d=draw(log_uniform(0.1, 1)), loss=draw(log_uniform(0.5, 10)),
         train_flops=draw(log_uniform(1e15, 1e28)), mfu=draw(log_uniform(1e-2, 1)),
+        pass_len=draw(log_uniform(1, 1e6)), kv_layers=draw(log_uniform(1, 200)), head_dim=draw(log_uniform(16, 512)),
+        kv_heads=draw(log_uniform(1, 128)), kv_elem_bytes=draw(st.sampled_from([0.5, 1.0, 2.0])),
+        attn_sparsity=draw(log_uniform(1, 1e3)), tier_bytes=draw(log_uniform(1e9, 1e14)),
+        tier_bw=draw(log_uniform(1e7, 1e13)), tier_price=draw(log_uniform(1e-3, 1e2)), hold_s=draw(log_uniform(1e-3, 1e5)),
     )
 
 

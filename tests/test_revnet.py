@@ -66,19 +66,30 @@ def test_sha256_avalanche_is_one_half():
 
 
 def test_toy_cipher_avalanche_grows_with_rounds():
-    """One round moves a flip into one half and the S-boxes spread it a little; by four rounds the cipher
-    changes half the bits, like SHA-256."""
-    one, two, four = (revnet.toy_avalanche(r) for r in (1, 2, 4))
-    assert one < 0.25 < two < 0.45 < four and abs(four - 0.5) < 0.01
+    """One round moves a flip into one half and the S-boxes spread it a little; by three rounds the cipher
+    changes half the bits, like SHA-256, and stays there."""
+    one, two, three, four = (revnet.toy_avalanche(r) for r in (1, 2, 3, 4))
+    assert one < 0.25 < two < 0.45 < three and abs(three - 0.5) < 0.01 and abs(four - 0.5) < 0.01
 
 
 def test_differential_of_one_round_is_constant():
     """A difference in the y half passes one round unchanged into x with probability 1 (a GF(2) derivative
-    that is constant); by four rounds no output difference repeats beyond chance."""
+    that is constant). Two rounds: exactly the share of u with F(u) ^ F(u ^ 1) at its most common value,
+    2,048 of 65,536 = 1/32 for these keys. Four rounds: invisible in 4,096 samples, but 2^22 samples find
+    a difference several times more often than chance gives (a sample limit, not a property of the cipher)."""
     p1, d1 = revnet.toy_differential(1, 1)
     assert p1 == 1.0 and d1 == 1 << 16
+    u = np.arange(1 << 16, dtype=np.uint32)
+    k2 = revnet.toy_keys(2)[1]
+    d = revnet.toy_round_function(u, k2) ^ revnet.toy_round_function(u ^ 1, k2)
+    exact = np.unique(d, return_counts=True)[1].max() / (1 << 16)
+    assert exact == 2048 / 65536
+    p2, _ = revnet.toy_differential(2, 1, n_blocks=1 << 16)
+    assert p2 == pytest.approx(exact, rel=0.1)
     p4, _ = revnet.toy_differential(4, 1, n_blocks=4096)
     assert p4 <= 3 / 4096
+    p4, _ = revnet.toy_differential(4, 1, n_blocks=1 << 22)
+    assert p4 * (1 << 22) >= 6  # chance gives about 3 at this sample size
 
 
 def test_residual_and_layernorm_keep_a_random_mlp_smooth():
@@ -88,7 +99,17 @@ def test_residual_and_layernorm_keep_a_random_mlp_smooth():
     res, g_res = revnet.mlp_avalanche(48, residual=True)
     assert plain[-1] > 0.4 and res[-1] < 0.02
     assert g_plain[-1] > 100 * g_res[-1]
-    calm, _ = revnet.mlp_avalanche(48, weight_scale=1.0)  # below the edge of chaos: nearby inputs converge
+    # the 1% nudge's gain saturates near sqrt(2) |x| / nudge; a tiny nudge's does not
+    x = np.random.default_rng(0).standard_normal((64, 64))
+    ceiling = np.mean(np.sqrt(2) * np.linalg.norm(x, axis=1)) / 1e-2
+    assert g_plain[-1] == pytest.approx(ceiling, rel=0.05)
+    _, g_tiny = revnet.mlp_avalanche(48, nudge=1e-8)
+    assert g_tiny[-1] > 100 * g_plain[-1] and 1.2 < g_tiny[-1] ** (1 / 48) < 1.5
+    _, g_res_tiny = revnet.mlp_avalanche(48, residual=True, nudge=1e-8)
+    assert g_res_tiny.max() < 10  # bounded at every depth
+    noln, _ = revnet.mlp_avalanche(48, residual=True, layernorm=False)
+    assert res[-1] < noln[-1] < plain[-1]  # LayerNorm does part of the work
+    calm, _ = revnet.mlp_avalanche(48, weight_scale=0.8)  # below the edge of chaos: nearby inputs converge
     assert calm[-1] < 0.01
 
 
@@ -187,8 +208,15 @@ def test_timeline_peaks_at_the_librarys_total(kind):
     assert t[-1] == (3 if kind == "stored" else 4) * 80
     assert held[-1] == pytest.approx(2 * 4096 * 8192 * 2 if kind == "reversible" else 0)
     # by hand: 80 layers x 32 B x 4,096 tokens x 8,192 = 85.9 GB stored
+    layer = 32 * 4096 * 8192
     if kind == "stored":
-        assert held.max() == 80 * 32 * 4096 * 8192
+        assert held.max() == 80 * layer
+        # held[i] holds over (t[i-1], t[i]]: layer 79's backward still has all 80 layers' activations,
+        # and layer 0's backward still has layer 0's
+        assert held[81] == 80 * layer and t[81] - t[80] == 2
+        assert held[160] == layer and held[161] == 0 and t[161] == t[160]
+    else:  # the layer being rebuilt stays through its own backward pass
+        assert held[-2] == pytest.approx(held[-3]) and held[-2] > held[-1]
 
 
 def test_live_timeline_updates_in_place():
@@ -210,4 +238,4 @@ def test_live_timeline_updates_in_place():
     axes = Figure().subplots(1, 3)
     fr.draw_feistel(axes[0]), fr.draw_residual(axes[1]), fr.draw_revnet(axes[2], blocks=3)
     art = fr.draw_avalanche(Figure().subplots(1, 2), fr.avalanche_data(rounds=range(1, 4), depth=4))
-    assert set(art) == {"sha", "cipher", "plain", "residual"}
+    assert set(art) == {"sha", "cipher", "plain", "residual", "residual_noln"}

@@ -16,7 +16,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from roofline import Deployment, equations, hardware, models, symbols, web
+from roofline import Deployment, equations, hardware, models, symbols, training, web
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "book" / "_static" / web.GENERATED
@@ -47,7 +47,8 @@ def test_every_equation_prints_as_javascript():
 
 
 def test_equation_names_round_trip():
-    for name in ("decode.step_time_s", "moe.step_with_comm_s[overlap=full]", "decode.kv_time_s[attention=sqrt]"):
+    for name in ("decode.step_time_s", "moe.step_with_comm_s[overlap=full]", "decode.kv_time_s[attention=sqrt]",
+                 "training.OPTIMUM_CONDITION"):
         assert web.equation_id(web.roofline_eq(name)) == name
     with pytest.raises(ValueError, match="not a registered equation"):
         web.roofline_eq("decode.no_such_thing")
@@ -58,7 +59,8 @@ def _base_values():
     """Typical values for every keyword: DeepSeek-V3 on GB200, and a step's batch and context."""
     d = Deployment(models.get("DeepSeek-V3"), hardware.get("GB200"), price_usd_per_hour=2.0)
     base = dict(d.values, batch=1000.0, len_ctx=4096.0, n_racks=2.0, micro_batch=64.0, n_stages=4.0,
-                n_micro=16.0, n_chunks=2.0, stage_layers=4.0, tok_rate=100.0, weight_share=0.5)
+                n_micro=16.0, n_chunks=2.0, stage_layers=4.0, tok_rate=100.0, weight_share=0.5,
+                loss=2.2, tokens_pre=1e13, usage_flops=1e16, **training.law("epoch").values())
     return {k: base.get(k, 1.0) for k in symbols.TABLE}
 
 
@@ -79,9 +81,11 @@ def _encode(x):
 
 @pytest.mark.skipif(NODE is None, reason="needs Node.js (apt-get install nodejs)")
 def test_generated_functions_agree_with_numpy(tmp_path):
-    """Every equation, every variant: Node's value of the generated function equals numpy's to 1e-12."""
+    """Every equation, every variant, and every expression the page solves: Node's value of the generated
+    function equals numpy's to 1e-12."""
     rng = np.random.default_rng(14)
     eqs = {f"{eq.module}.{eq.name}[{i}]": eq for i, eq in enumerate(equations.every_variant())}
+    eqs |= web.EXPRESSIONS
     cases = {name: _cases(eq, rng) for name, eq in eqs.items()}
     script = ["const out = {};"]
     for name, eq in eqs.items():
@@ -110,7 +114,7 @@ def test_generated_functions_agree_with_numpy(tmp_path):
 
 # -- the controls are the ipywidgets cell's ---------------------------------------------------------
 WIDGET_KINDS = {"Dropdown": "select", "ToggleButtons": "select", "IntSlider": "range", "FloatLogSlider": "range",
-                "Checkbox": "check"}
+                "FloatSlider": "range", "Checkbox": "check"}
 
 
 def widget_controls(chapter):
@@ -152,6 +156,10 @@ def test_controls_are_the_widget_cells(key):
         if kind == "FloatLogSlider":
             grid = np.log10(c.grid)
             assert (round(grid[0], 6), round(grid[-1], 6)) == (kw["min"], kw["max"]), f"{key}.{c.name}: range"
+        if kind == "FloatSlider":  # every step from min to max, and the start where it is off the steps (1/3)
+            steps = np.round(np.arange(kw["min"], kw["max"] + kw["step"] / 2, kw["step"]), 10)
+            assert set(c.grid) - set(steps) <= {c.value}, f"{key}.{c.name}: grid off the widget's steps"
+            assert set(steps) <= set(c.grid), f"{key}.{c.name}: the grid misses some of the widget's steps"
         if "value" in kw:
             assert c.value == kw["value"], f"{key}.{c.name}: starts at {c.value!r}, widget at {kw['value']!r}"
 
@@ -161,6 +169,14 @@ def test_each_chapter_places_its_live_figure(key):
     nb = json.loads((ROOT / "notebooks" / f"{web.LIVE[key].chapter}.ipynb").read_text())
     marks = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"]
     assert any(web.placeholder(key) in m for m in marks), f"{key}: no markdown cell holds {web.placeholder(key)}"
+
+
+def test_training_offers_every_loss_law():
+    """Chapter 5's law dropdown (options=list(tr.LOSS_LAWS) in the widget cell) and the exported constants."""
+    live = web.LIVE["training"]
+    assert live.control("law_name").options == tuple(training.LOSS_LAWS)
+    data = live.data(live)
+    assert data["laws"] == {name: law.values() for name, law in training.LOSS_LAWS.items()}
 
 
 def test_controls_refuse_a_value_off_their_range():

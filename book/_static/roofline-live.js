@@ -8,6 +8,9 @@
  * For tests and the curious, window.rooflineLive[KEY] holds the figure's state (the controls'
  * values), plotted (every plotted array, in the units on the axes) and redraws (milliseconds each
  * redraw took, from a control's event to the new SVG in the page).
+ *
+ * Once a live figure is drawn, the static PNG of it just above (the chapter's frame at the defaults,
+ * in the same section with only text between) is hidden: readers without JavaScript still see it.
  */
 (function () {
   "use strict";
@@ -15,7 +18,8 @@
   const LIVE = (window.rooflineLive = window.rooflineLive || {});
   const SVGNS = "http://www.w3.org/2000/svg";
   const C = {compute: "#d62728", weights: "#1f77b4", kv: "#2ca02c", memory: "#9467bd", total: "#000000",
-             comm: "#ff7f0e", wall: "#e0e0e0", grey: "#737373", fwd: "#1f77b4", bwd: "#d62728", idle: "#e6e6e6"};
+             comm: "#ff7f0e", wall: "#e0e0e0", grey: "#737373", fwd: "#1f77b4", bwd: "#d62728", idle: "#e6e6e6",
+             pre: "#1f77b4", usage: "#ff7f0e", opt: "#2ca02c"};
 
   // -- evaluating the generated equations ------------------------------------------------------
   function equation(id) {
@@ -67,6 +71,13 @@
     return String(+x.toPrecision(6));
   }
   const whole = (x) => Math.round(x).toLocaleString("en-US");
+  /* Python's format(x, ",.0f"): the nearest whole number, a tie to the even one, thousands separated */
+  function fixed0(x) {
+    let r = Math.round(x);
+    if (r - x === 0.5 && r % 2 !== 0) r -= 1;
+    return r.toLocaleString("en-US");
+  }
+  const pow10 = (t) => `10<tspan dy="-6" font-size="9">${Math.round(Math.log10(t))}</tspan>`;  // tick label
   const pct = (x, d) => (100 * x).toFixed(d) + "%";
   const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
@@ -114,13 +125,18 @@
                 (l.dash ? ` stroke-dasharray="${l.dash}"` : "") + (l.opacity ? ` stroke-opacity="${l.opacity}"` : "") + "/>");
     });
     (o.hlines || []).forEach((h) => {
-      body.push(`<line x1="${X}" x2="${X + W}" y1="${ty(h.y)}" y2="${ty(h.y)}" stroke="${h.color}" stroke-dasharray="5 3"/>`);
+      const dash = h.dash === undefined ? "5 3" : h.dash;
+      body.push(`<line x1="${X}" x2="${X + W}" y1="${ty(h.y)}" y2="${ty(h.y)}" stroke="${h.color}"` +
+                (h.width ? ` stroke-width="${h.width}"` : "") + (dash ? ` stroke-dasharray="${dash}"` : "") + "/>");
     });
     (o.vlines || []).forEach((v) => {
       body.push(`<line x1="${tx(v.x)}" x2="${tx(v.x)}" y1="${Y}" y2="${Y + H}" stroke="${v.color}" stroke-dasharray="2 2"/>`);
     });
     (o.points || []).forEach((p) => {
-      if (isFinite(p.y) && isFinite(p.x)) body.push(`<circle cx="${tx(p.x)}" cy="${ty(p.y)}" r="${p.r || 3.5}" fill="${p.color || "#000"}"/>`);
+      if (isFinite(p.y) && isFinite(p.x)) body.push(marker(tx(p.x), ty(p.y), p));
+    });
+    (o.texts || []).forEach((t) => {
+      body.push(`<text x="${tx(t.x)}" y="${ty(t.y) - (t.above || 0)}" fill="${t.color || "#333"}" font-size="${t.size || 12}">${esc(t.text)}</text>`);
     });
     parts.push(`<g clip-path="url(#${o.id})">${body.join("")}</g>`);
     parts.push(`<rect x="${X}" y="${Y}" width="${W}" height="${H}" fill="none" stroke="#333" stroke-width="0.8"/>`);
@@ -135,12 +151,12 @@
     (o.xticks || ticks(o.xlim, o.xlog)).forEach((t) => {
       const px = tx(t.v !== undefined ? t.v : t);
       parts.push(`<line x1="${px}" x2="${px}" y1="${Y + H}" y2="${Y + H + 4}" stroke="#333"/>` +
-                 `<text x="${px}" y="${Y + H + 16}" text-anchor="middle">${esc(t.label || short(t))}</text>`);
+                 `<text x="${px}" y="${Y + H + 16}" text-anchor="middle">${tickText(t, o.xfmt)}</text>`);
     });
     (o.yticks || ticks(o.ylim, o.ylog)).forEach((t) => {
       const py = ty(t.v !== undefined ? t.v : t);
       parts.push(`<line x1="${X - 4}" x2="${X}" y1="${py}" y2="${py}" stroke="#333"/>` +
-                 `<text x="${X - 6}" y="${py + 4}" text-anchor="end">${esc(t.label || short(t))}</text>`);
+                 `<text x="${X - 6}" y="${py + 4}" text-anchor="end">${tickText(t, o.yfmt)}</text>`);
     });
     parts.push(`<text x="${X + W / 2}" y="${Y + H + 34}" text-anchor="middle">${esc(o.xlabel)}</text>`);
     parts.push(`<text transform="translate(${X - 44} ${Y + H / 2}) rotate(-90)" text-anchor="middle">${esc(o.ylabel)}</text>`);
@@ -152,17 +168,44 @@
     return parts.join("");
   }
 
+  /* A tick's label: its own label, or the value by `fmt` (a function giving SVG markup), or short(value). */
+  function tickText(t, fmt) {
+    if (t.label) return esc(t.label);
+    const v = t.v !== undefined ? t.v : t;
+    return fmt ? fmt(v) : esc(short(v));
+  }
+
+  /* A point: a circle, or p.shape "square" or "triangle" (pointing down), p.r across, p.edge its outline. */
+  function marker(x, y, p) {
+    const r = p.r || 3.5, fill = p.color || "#000", edge = p.edge ? ` stroke="${p.edge}" stroke-width="0.8"` : "";
+    if (p.shape === "square") {
+      return `<rect x="${(x - r).toFixed(2)}" y="${(y - r).toFixed(2)}" width="${2 * r}" height="${2 * r}" fill="${fill}"${edge}/>`;
+    }
+    if (p.shape === "triangle") {
+      const h = 1.2 * r;
+      return `<path d="M${(x - h).toFixed(2)} ${(y - h * 0.6).toFixed(2)}L${(x + h).toFixed(2)} ${(y - h * 0.6).toFixed(2)}` +
+             `L${x.toFixed(2)} ${(y + h).toFixed(2)}Z" fill="${fill}"${edge}/>`;
+    }
+    return `<circle cx="${x}" cy="${y}" r="${r}" fill="${fill}"${edge}/>`;
+  }
+
+  /* The key: [label, colour, style] with style {width, dash, opacity, marker: {shape, color, edge}, line: false}. */
   function legend(items) {
-    return items.map(([label, color, style]) =>
-      `<span class="roofline-live-key"><svg width="26" height="10" aria-hidden="true"><line x1="1" x2="25" y1="5" y2="5" ` +
-      `stroke="${color}" stroke-width="${style && style.width || 2}"${style && style.dash ? ` stroke-dasharray="${style.dash}"` : ""}` +
-      `${style && style.opacity ? ` stroke-opacity="${style.opacity}"` : ""}/></svg>${esc(label)}</span>`).join("");
+    return items.map(([label, color, style]) => {
+      const st = style || {};
+      const line = st.line === false ? "" : `<line x1="1" x2="25" y1="5" y2="5" stroke="${color}" stroke-width="${st.width || 2}"` +
+        `${st.dash ? ` stroke-dasharray="${st.dash}"` : ""}${st.opacity ? ` stroke-opacity="${st.opacity}"` : ""}/>`;
+      const dot = st.marker ? marker(13, 5, Object.assign({r: 4}, st.marker)) : "";
+      return `<span class="roofline-live-key"><svg width="26" height="10" aria-hidden="true">${line}${dot}</svg>${esc(label)}</span>`;
+    }).join("");
   }
 
   // -- controls --------------------------------------------------------------------------------
   function formatControl(c, v) {
     if (c.kind !== "range") return String(v);
-    return c.log ? (v >= 100 ? whole(v) : String(+v.toPrecision(4))) : String(v);
+    if (c.log && v >= 1e7) return short(+v.toPrecision(3));  // 50M tokens/s, 100B parameters
+    if (c.log) return v >= 100 ? whole(v) : String(+v.toPrecision(4));
+    return Number.isInteger(v) ? String(v) : String(+v.toPrecision(3));  // 1/3 as 0.333
   }
 
   /* The controls of spec `spec`, as labelled native inputs; `changed(name)` after each move. */
@@ -433,6 +476,134 @@
              xlabel: "time (forward passes)", ylabel: ""});
   }
 
+  // -- chapter 5: the costs of one quality against pre-training tokens; over-training against traffic ---
+  /* numpy.geomspace(lo, hi, n): 10 to the evenly spaced exponents, the ends exact */
+  function geomspace(lo, hi, n) {
+    const a = Math.log10(lo), step = (Math.log10(hi) - a) / (n - 1), out = [];
+    for (let i = 0; i < n; i++) out.push(Math.pow(10, i * step + a));
+    out[0] = lo;
+    out[n - 1] = hi;
+    return out;
+  }
+
+  /* roofline.training.optimal_for_loss: the cheapest (N, D) whose loss under `law` is `loss` when each parameter
+   * also costs `usage` FLOPs. The generated optimum condition rises with D and is zero at the answer; as the
+   * library, 64 halvings of a bracket in log D from the least data that reaches the loss (an unbounded model's)
+   * up 30 decades, then the parameters that reach the loss on that data. A root finder, not a formula. */
+  function optimalForLoss(law, loss, usage) {
+    const v = Object.assign({loss: loss, usage_flops: usage, n_active: Infinity}, law);
+    let lo = Math.log(evaluate("training.tokens_for_loss", v));
+    let hi = lo + Math.log(1e30);
+    const eq = equation("training.OPTIMUM_CONDITION"), at = eq.args.indexOf("tokens_pre");
+    const args = eq.args.map((a) => v[a]);
+    for (let i = 0; i < 64; i++) {
+      const mid = 0.5 * (lo + hi);
+      args[at] = Math.exp(mid);
+      if (eq.f.apply(null, args) < 0) lo = mid;
+      else hi = mid;
+    }
+    v.tokens_pre = Math.exp(0.5 * (lo + hi));
+    return {n_active: evaluate("training.params_for_loss", v), tokens_pre: v.tokens_pre};
+  }
+
+  /* roofline.training.compare without RL, for each of the served token counts dInf: the model of N parameters
+   * trained on the equal-cost tokens, and the cheapest model of the same loss when each parameter costs its
+   * serving (k = the inference cost of one parameter); their costs and over-training factors. */
+  function compareTraining(law, N, dInf, eta) {
+    const v = Object.assign({n_active: N, decode_mfu: eta}, law);
+    const k = evaluate("training.inference_cost_flops", Object.assign({}, v, {n_active: 1}), "tokens_inf", dInf);
+    const dEq = evaluate("training.equal_cost_pretrain_tokens", v, "tokens_inf", dInf);
+    const loss = evaluate("training.chinchilla_loss", v, "tokens_pre", dEq);
+    const chinHeuristic = evaluate("training.chinchilla_tokens", v);
+    const cost = (n, d, i) => {  // an Allocation's: pre-training and serving
+      const pre = evaluate("training.pretrain_flops", {n_active: n, tokens_pre: d});
+      const usage = evaluate("training.inference_cost_flops", {n_active: n, tokens_inf: dInf[i], decode_mfu: eta});
+      return {n_active: n, tokens_pre: d, pre: pre, usage: usage, total: pre + usage};
+    };
+    return dInf.map((_, i) => {
+      const best = optimalForLoss(law, loss[i], k[i]);
+      const chinOptimum = evaluate("training.chinchilla_tokens", Object.assign({n_active: best.n_active}, law));
+      const heuristic = cost(N, dEq[i], i), optimum = cost(best.n_active, best.tokens_pre, i);
+      return {loss: loss[i], usage_per_param: k[i], heuristic: heuristic, optimum: optimum,
+              overtraining_heuristic: dEq[i] / chinHeuristic, overtraining_optimum: best.tokens_pre / chinOptimum,
+              excess_cost: heuristic.total / optimum.total - 1};
+    });
+  }
+
+  const decadeBelow = (x) => Math.pow(10, Math.floor(Math.log10(x)));
+  const decadeAbove = (x) => Math.pow(10, Math.ceil(Math.log10(x)));
+
+  /* The widget's TrainingFigure.update: the left panel (roofline.figures.training.costs_along_loss), the right
+   * (overtraining_vs_traffic), the axes' ranges and the title. */
+  function trainingFigure(spec, s) {
+    const D = spec.data, law = D.laws[s.law_name], eta = s.decode_mfu, N = s.n_active;
+    const deploy = {deploy_s: s.months * D.month};
+    const dInf = evaluate("training.tokens_served", Object.assign({traffic: s.traffic}, deploy));
+    const cmp = compareTraining(law, N, [dInf], eta)[0];
+    // left: every model with the heuristic model's loss, from just above the least data that reaches it
+    const lossOf = Object.assign({loss: cmp.loss}, law);
+    const least = evaluate("training.tokens_for_loss", Object.assign({n_active: Infinity}, lossOf));
+    const span = D.tokens_span;
+    const tokens = geomspace(least * span.above,
+                             Math.max(cmp.heuristic.tokens_pre, cmp.optimum.tokens_pre) * span.beyond, span.steps);
+    const n = evaluate("training.params_for_loss", lossOf, "tokens_pre", tokens);
+    const pre = tokens.map((d, i) => evaluate("training.pretrain_flops", {n_active: n[i], tokens_pre: d}));
+    const usage = evaluate("training.inference_cost_flops", {tokens_inf: dInf, decode_mfu: eta}, "n_active", n);
+    const chin = optimalForLoss(law, cmp.loss, 0);  // the cheapest to train: Chinchilla's point
+    const left = {tokens: tokens, pre: pre, usage: usage, total: pre.map((p, i) => p + usage[i]),
+                  equal: [cmp.heuristic.tokens_pre, cmp.heuristic.total], best: [cmp.optimum.tokens_pre, cmp.optimum.total],
+                  chin: [chin.tokens_pre, evaluate("training.pretrain_flops", chin)]};
+    left.xlim = [decadeBelow(tokens[0]), decadeAbove(tokens[tokens.length - 1])];
+    left.ylim = [decadeBelow(cmp.optimum.total / 3), decadeAbove(cmp.optimum.total * 30)];
+    // right: the same comparison at every traffic of the axis
+    const served = evaluate("training.tokens_served", deploy, "traffic", D.traffic);
+    const all = compareTraining(law, N, served, eta);
+    const right = {traffic: D.traffic, heuristic: all.map((c) => c.overtraining_heuristic),
+                   optimum: all.map((c) => c.overtraining_optimum),
+                   rule: evaluate("training.overtraining_factor", {n_active: N, tokens_per_param: D.rule}, "tokens_pre",
+                                  all.map((c) => c.heuristic.tokens_pre)),
+                   dots: [cmp.overtraining_heuristic, cmp.overtraining_optimum], marker: s.traffic};
+    const [t0, t1] = [D.traffic[0], D.traffic[D.traffic.length - 1]], margin = Math.pow(t1 / t0, 0.05);
+    right.xlim = [t0 / margin, t1 * margin];  // matplotlib's: 5% of the (logarithmic) span each side
+    const every = right.rule.concat(right.heuristic, right.optimum);
+    right.ylim = [Math.pow(10, Math.min(-1, Math.floor(Math.log10(Math.min(...every))))), decadeAbove(Math.max(...every))];
+    const dRl = evaluate("training.equal_cost_rl_tokens", {tokens_pre: cmp.heuristic.tokens_pre, decode_mfu: eta,
+                                                           rl_flops: s.rl_flops});
+    const t = (x) => (x >= 1e12 ? fixed0(x / 1e12) + "T" : fixed0(x / 1e9) + "B");
+    const title = `${t(N)} parameters serving ${t(dInf)} tokens. Equal costs: train on ${t(cmp.heuristic.tokens_pre)} ` +
+      `(${fixed0(cmp.overtraining_heuristic)}x), RL on ${t(dRl)}.\n` +
+      `Minimum: ${t(cmp.optimum.n_active)} on ${t(cmp.optimum.tokens_pre)} (${fixed0(cmp.overtraining_optimum)}x); ` +
+      `equal costs cost ${fixed0(cmp.excess_cost * 100)}% more.`;
+    return {left: left, right: right, title: title, label: title, comparison: cmp, tokens_inf: dInf, tokens_rl: dRl};
+  }
+
+  function drawTraining(spec, s, p) {
+    const L = p.left, R = p.right, x = L.tokens;
+    const titles = p.title.split("\n").map((line, i) =>
+      `<text x="380" y="${14 + 16 * i}" text-anchor="middle">${esc(line)}</text>`).join("");
+    const edge = "#000";
+    const costs = panel({id: "rl-training-0", box: [72, 46, 280, 222], xlog: true, ylog: true, xlim: L.xlim, ylim: L.ylim,
+                         xlabel: "pre-training tokens D_pre", ylabel: "cost (training-FLOP equivalents)",
+                         xfmt: pow10, yfmt: pow10,
+                         lines: [{x, y: L.pre, color: C.pre, width: 1.5}, {x, y: L.usage, color: C.usage, width: 1.5},
+                                 {x, y: L.total, color: C.total, width: 2}],
+                         points: [{x: L.chin[0], y: L.chin[1], shape: "triangle", color: C.pre, edge, r: 4.5},
+                                  {x: L.equal[0], y: L.equal[1], shape: "square", color: C.usage, edge, r: 4},
+                                  {x: L.best[0], y: L.best[1], color: C.opt, edge, r: 4.5}]});
+    const tx = R.traffic;
+    const factors = panel({id: "rl-training-1", box: [452, 46, 288, 222], xlog: true, ylog: true, xlim: R.xlim, ylim: R.ylim,
+                           xlabel: "traffic per model (tokens/s)", ylabel: "over-training factor",
+                           lines: [{x: tx, y: R.heuristic, color: C.usage, width: 1.5},
+                                   {x: tx, y: R.rule, color: C.total, width: 1.5, dash: "1.5 2.5"},
+                                   {x: tx, y: R.optimum, color: C.opt, width: 2}],
+                           hlines: [{y: 1, color: C.grey, width: 0.8, dash: ""}],
+                           vlines: [{x: R.marker, color: C.grey}],
+                           texts: [{x: 1.3e6, y: 1, above: 3, text: "Chinchilla-optimal", color: C.grey, size: 11}],
+                           points: [{x: R.marker, y: R.dots[0], color: C.usage, edge, r: 4},
+                                    {x: R.marker, y: R.dots[1], color: C.opt, edge, r: 4}]});
+    return titles + costs + factors;
+  }
+
   // -- a figure described by its spec alone (roofline.web.Plot): chapter 4, and any chapter like it ---
   const color = (name) => C[name] || name;
 
@@ -541,7 +712,31 @@
                              ["batch B", C.grey, {dash: "2 2"}]])},
     pipeline: {compute: pipelineFigure, draw: drawPipeline, height: 300,
                key: () => legend([["forward", C.fwd, {width: 8}], ["backward", C.bwd, {width: 8}], ["idle (bubble)", C.idle, {width: 8}]])},
+    training: {compute: trainingFigure, draw: drawTraining, height: 318,
+               key: () => legend([["pre-training 6ND", C.pre], ["serving 2N D_inf/η", C.usage], ["total", C.total],
+                                  ["Chinchilla-optimal", C.pre, {line: false, marker: {shape: "triangle", color: C.pre, edge: "#000"}}],
+                                  ["equal costs (lecture)", C.usage, {line: false, marker: {shape: "square", color: C.usage, edge: "#000"}}],
+                                  ["minimum", C.opt, {line: false, marker: {color: C.opt, edge: "#000"}}],
+                                  ["equal costs, vs rule of 20", C.total, {dash: "1.5 2.5"}],
+                                  ["equal costs, vs the law", C.usage], ["minimum, vs the law", C.opt, {width: 2}],
+                                  ["traffic", C.grey, {dash: "2 2"}]])},
   };
+
+  /* The static PNG this live figure redraws: the output of the nearest code cell above the placeholder, in the
+   * same section with only text between, if it is one image (a cell of several frames is a comparison and
+   * stays). Hidden (a class) once the live figure is drawn; without JavaScript it shows. */
+  function hideStatic(root) {
+    for (let el = root.previousElementSibling; el; el = el.previousElementSibling) {
+      if (el.matches("div.cell")) {
+        const out = el.querySelector(":scope > div.cell_output");
+        if (!out || out.children.length !== 1 || out.querySelectorAll("img").length !== 1) return null;
+        out.classList.add("roofline-static-replaced");
+        return out;
+      }
+      if (!el.matches("p, ul, ol, blockquote")) return null;  // a heading, an equation, a table: another topic
+    }
+    return null;
+  }
 
   function mount(root) {
     const key = root.dataset.figure, spec = GEN.figures[key];
@@ -579,6 +774,8 @@
     root.appendChild(svg);
     root.appendChild(keyBox);
     redraw();
+    const replaced = hideStatic(root);
+    entry.replaced = replaced ? replaced.querySelector("img").getAttribute("src") : null;
   }
 
   function start() {
@@ -592,7 +789,7 @@
     });
   }
 
-  LIVE._internals = {evaluate: evaluate, schedule: schedule, deployment: deployment};
+  LIVE._internals = {evaluate: evaluate, schedule: schedule, deployment: deployment, figures: FIGURES};
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();

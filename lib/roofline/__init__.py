@@ -9,6 +9,7 @@ moe         chapter 2: experts over the chips of a rack, the all-to-all, capacit
 pipeline    chapter 3: the cut condition, pipeline bubbles, inference through P stages
 memory      chapter 4: weights and KV per GPU with pipelining; the token's hops
 training    chapter 5: 6ND, RL and inference compute, Chinchilla's law, over-training
+serving     chapter 6: KV bytes from a price step, prefill vs decode, cache tiers and drain times
 revnet      chapter 7: Feistel rounds and RevNet blocks; activation memory stored or recomputed
 registry    one Registry class for the CSV tables; precisions
 hardware    accelerator chips with memory and network tiers, with sources
@@ -25,10 +26,10 @@ check       self-check helper for exercises
 """
 
 from . import (check, decode, deployment, equations, figures, hardware, hf, lecture, measured, memory, models,
-               moe, notebook, pipeline, prices, registry, revnet, symbols, training, web)
+               moe, notebook, pipeline, prices, registry, revnet, serving, symbols, training, web)
 from .deployment import Deployment
 
 __all__ = ["Deployment", "check", "decode", "deployment", "equations", "figures", "hardware", "hf", "lecture",
            "measured", "memory", "models", "moe", "notebook", "pipeline", "prices", "registry", "revnet",
-           "symbols", "training", "web"]
+           "serving", "symbols", "training", "web"]
 __version__ = "0.2.0"

@@ -234,4 +234,55 @@ CH5 = {
     "error_bar": Claim(0.5, "(fraction off)", "01:32:34", 'Dwarkesh: "Even if it\'s 50% off or something"'),
 }
 
-CHAPTERS = {1: CH1, 2: CH2, 3: CH3, 4: CH4, 5: CH5, 7: CH7}
+# Chapter 6: deducing long-context memory costs from API pricing (01:33:02–02:04:02).
+CH6 = {
+    "long_context_premium": Claim(0.5, "more above the threshold", "01:33:03–01:33:27", 'Dwarkesh: "Gemini 3.1 is '
+                                  '50% more expensive if you go over 200k tokens"'),
+    "price_step_tokens": Claim(200e3, "tokens", "01:33:03–01:33:27", 'Dwarkesh: "if you go over 200k tokens"'),
+    "ratio_inverse": Claim(1 / 300, "(memory bandwidth over FLOPs)", "01:37:36–01:37:40", '"This is 1/300, which is '
+                           'reasonably stable across many different hardware platforms"'),
+    "n_active": Claim(100e9, "active parameters", "01:37:47–01:37:54", '"maybe the number of activated parameters '
+                      'is a hundred billion"'),
+    "kv_bytes_implied": Claim(1667, "bytes per token", "01:38:22", 'Dwarkesh: "1667. Almost two kilobytes"'),
+    "head_dim": Claim(128, "(d_head)", "01:39:06–01:40:52", '"a d-head of 128, which is typical"'),
+    "kv_heads_range": Claim((1, 8), "KV heads", "01:39:06–01:40:52", '"The number of KV heads is typically in the '
+                            'range of 1 to 8"'),
+    "kv_heads": Claim(8, "KV heads", "01:40:52", '"having 8 KV heads and a d-head of 128. That gives you exactly this '
+                      'number"'),
+    "unique_kv_layers": Claim(1, "layer with its own cache", "01:40:20", '"In the Character AI-like models, this '
+                              'number is one"'),
+    "output_input_dwarkesh": Claim(0.5, "more for output (Dwarkesh's memory)", "01:41:33", 'Dwarkesh: "I think last '
+                                   'I checked it\'s 50% more expensive or something like that?"'),
+    "output_input_range": Claim((3, 5), "x input price", "01:41:38", '"What I\'ve seen in the past is 3-5x more '
+                                'expensive"'),
+    "output_input": Claim(5, "x input price", "01:41:45", 'Dwarkesh: "So let\'s say it\'s 5x more expensive"'),
+    "decode_compute": Claim(1, "(compute time at decode, relative)", "01:48:16", '"this would be at 1, and this would '
+                            'be at 5"'),
+    "decode_memory": Claim(5, "(memory time at decode, relative)", "01:48:16", '"this would be at 1, and this would '
+                           'be at 5"'),
+    "cache_hit_discount": Claim(10, "x cheaper (cache hit)", "01:48:52–01:49:13", 'Dwarkesh: "if you do hit a cache, '
+                                'it\'s 10x"'),
+    "quadratic_tokens": Claim(1e6, "tokens (attention FLOPs noticeable)", "01:52:15–01:52:18", '"You start to notice '
+                              'the effect of the quadratic or the linear term up in the millions of tokens"'),
+    "dario_context": Claim(100e6, "tokens", "01:53:01–01:53:33", 'Dwarkesh: "a hundred-million-token context length '
+                           'to have an employee that is the equivalent of working with you for a month"'),
+    "context_before": Claim(8e3, "tokens (GPT-3 era)", "01:53:46–01:54:08", '"they shot up from about 8K to '
+                            '100-200K"'),
+    "context_plateau": Claim((100e3, 200e3), "tokens", "01:53:46–01:54:08", '"they shot up from about 8K to '
+                             '100-200K"'),
+    "base_input_usd": Claim(5, "USD per million input tokens", "01:59:59–02:00:08", 'Dwarkesh: "The base input '
+                            'tokens is $5 per million tokens"; Reiner: "Base, which means remat"'),
+    "write_5min_usd": Claim(6.25, "USD per million tokens", "02:00:12–02:00:21", '"to write, presumably HBM, for '
+                            'five minutes is 6.25"'),
+    "short_cache_s": Claim(300, "s (five minutes)", "01:59:32–01:59:38", '"Five minutes versus one hour"'),
+    "long_cache_s": Claim(3600, "s (one hour)", "02:00:35", '"Five minutes versus one hour"'),
+    "drain_hbm_s": Claim(0.020, "s", "02:01:16", '"For HBM, we know that this number is 20 milliseconds"'),
+    "drain_ddr_s": Claim((1, 10), "s", "02:01:25", '"this is probably on the order of seconds, like 1 to 10 '
+                         'seconds"'),
+    "drain_flash_s": Claim(60, "s", "02:01:40", '"flash is plausibly on the order of one minute"'),
+    "drain_disk_s": Claim(3600, "s", "02:01:52", '"spinning disk, which is massively different, is on the order of '
+                          'one hour"'),
+    "device_share": Claim(0.10, "of the device", "02:02:27", '"Let\'s say I\'m using 10% of the device"'),
+}
+
+CHAPTERS = {1: CH1, 2: CH2, 3: CH3, 4: CH4, 5: CH5, 6: CH6, 7: CH7}

@@ -25,18 +25,22 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u207
 
 
 def human(value, digits=3):
-    """``value`` as a reader writes it: ``259T``, ``2.66M``, ``124B``; ``3.79 × 10²⁵`` beyond 10¹⁵.
+    """``value`` as a reader writes it: ``259T``, ``2.66M``, ``124B``; ``3.79 × 10²⁵`` beyond 10¹⁵, and
+    ``4.4 × 10⁻¹⁶`` below 10⁻³ (but above 0).
 
     ``digits`` significant figures, trailing zeros dropped. Counts of tokens, parameters, FLOPs and
-    hours read this way in prose, where ``2.59e+14`` would not.
+    hours read this way in prose, where ``2.59e+14`` would not; so do rounding errors and
+    probabilities, where ``4.4e-16`` would not.
 
     >>> human(2.592e14), human(2.664e6), human(1.24e11), human(3.79e25), human(18.4)
     ('259T', '2.66M', '124B', '3.79 × 10²⁵', '18.4')
+    >>> human(4.44e-16, 2), human(2.7e-5, 2), human(0.0012), human(0)
+    ('4.4 × 10⁻¹⁶', '2.7 × 10⁻⁵', '0.0012', '0')
     """
     x = float(_check.check_value("value", value, "nonnegative", "human"))
     if not (isinstance(digits, int) and 1 <= digits <= 15):
         raise ValueError(f"digits must be an int from 1 to 15; got {_check.short(digits)}")
-    if x >= 1e15:
+    if x >= 1e15 or 0 < x < 1e-3:
         mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
         return f"{float(mantissa):g} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
     for scale, suffix in _SUFFIXES:

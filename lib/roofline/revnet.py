@@ -89,7 +89,9 @@ def build(scores="stored", dropout="on", activations="stored"):
             "every layer's forward runs again in the backward pass.", 1),
         "act_recompute_over_traffic": Spec(
             act_ratio, "1", "Time to run the extra forward pass over time to write and read back the "
-            "activations that reversibility saves (above 1: recomputing costs more than the traffic).", 1,
+            "activations that reversibility saves (above 1: recomputing costs more than the traffic). A "
+            "bound for the sake of argument: a layer's activations exceed on-chip memory, so recomputing "
+            "still moves them through HBM, and the saving is capacity, not traffic.", 1,
             infinite="inf for one layer or less, where reversibility saves no memory"),
         "kv_recompute_over_read": Spec(
             kv_ratio, "1", "Time to recompute a context token's keys and values (one forward pass, 2 N "
@@ -272,14 +274,16 @@ def toy_differential(rounds, delta, n_blocks=4096, seed=0):
     """The GF(2) derivative of the toy cipher in direction ``delta``: ``E(x) ^ E(x ^ delta)`` over random x.
 
     Returns the share of blocks that give the most common output difference (1: the derivative is a
-    constant, as for a linear map; about 1/n_blocks: it looks random), and that difference.
+    constant, as for a linear map; a few times 1/n_blocks: it looks random at this sample size), and that
+    difference. A sample estimate: it cannot see probabilities much below 1/n_blocks, nor tell a random
+    permutation's 2^-32 from anything else that small (``n_blocks`` up to 2^24).
     """
     delta = _blocks(delta)
     if delta.ndim or int(delta) == 0:
         raise ValueError(f"delta must be one non-zero 32-bit integer; got {short(delta)}")
     keys = toy_keys(rounds, seed)
     rng = np.random.default_rng(seed + 2)
-    x = rng.integers(0, 1 << 32, _count(n_blocks, "n_blocks"), dtype=np.uint64).astype(np.uint32)
+    x = rng.integers(0, 1 << 32, _count(n_blocks, "n_blocks", 1, 1 << 24), dtype=np.uint64).astype(np.uint32)
     diff = toy_encrypt(x, keys) ^ toy_encrypt(x ^ delta, keys)
     values, counts = np.unique(diff, return_counts=True)
     i = int(np.argmax(counts))
@@ -310,11 +314,13 @@ def _layernorm(v):
     return (v - mu) / np.sqrt(v.var(axis=-1, keepdims=True) + 1e-5)
 
 
-def mlp_avalanche(depth, width=64, residual=False, weight_scale=3.0, nudge=1e-2, n_inputs=64, seed=0):
+def mlp_avalanche(depth, width=64, residual=False, weight_scale=3.0, nudge=1e-2, n_inputs=64, seed=0,
+                  layernorm=True):
     """How a random tanh MLP spreads a small change of one input, layer by layer.
 
     Each layer is ``v -> tanh(W v)`` plain, or
-    ``v -> v + W2 tanh(W1 LayerNorm(v))`` with ``residual=True`` (pre-norm, as in a transformer);
+    ``v -> v + W2 tanh(W1 LayerNorm(v))`` with ``residual=True`` (pre-norm, as in a transformer;
+    ``layernorm=False`` drops the LayerNorm, ``v -> v + W2 tanh(W1 v)``);
     weights are Gaussian with standard deviation ``weight_scale / sqrt(width)``, seeded.
     One coordinate of ``n_inputs`` standard-normal inputs moves by ``nudge``.
 
@@ -324,7 +330,11 @@ def mlp_avalanche(depth, width=64, residual=False, weight_scale=3.0, nudge=1e-2,
     output and input so that the residual stream's growth divides out).
 
     ``weight_scale`` 3 puts the plain tanh net in its chaotic phase (above 1, Poole et al. 2016),
-    where nearby inputs drift apart layer by layer; at 1 or less they converge instead.
+    where nearby inputs drift apart layer by layer; below 1 they converge, and 1 is the edge of chaos.
+
+    The gain of a finite ``nudge`` saturates once the two outputs are unrelated (their distance stops
+    growing, at about sqrt(2) times the output's norm), near ``sqrt(2) |x| / nudge``; take a small
+    ``nudge`` (1e-8, say) for the gain of an infinitesimal change, the Jacobian's.
     """
     depth = _count(depth, "depth", 1, 1024)
     width = _count(width, "width", 2, 4096)
@@ -340,7 +350,8 @@ def mlp_avalanche(depth, width=64, residual=False, weight_scale=3.0, nudge=1e-2,
         w1 = rng.standard_normal((width, width)) * weight_scale / np.sqrt(width)
         if residual:
             w2 = rng.standard_normal((width, width)) / np.sqrt(width)
-            x, x2 = (v + np.tanh(_layernorm(v) @ w1) @ w2 for v in (x, x2))
+            norm = _layernorm if layernorm else (lambda v: v)
+            x, x2 = (v + np.tanh(norm(v) @ w1) @ w2 for v in (x, x2))
         else:
             x, x2 = (np.tanh(v @ w1) for v in (x, x2))
         flipped.append(float(np.mean(np.sign(x) != np.sign(x2))))

@@ -126,6 +126,26 @@ beta_d = _declare("beta", "beta_d", "1", 1, "exponent of data in the Chinchilla 
 loss = _declare("L_t", "loss", "nat/token", 1, "pre-training loss a model reaches (the target)", 5)
 train_flops = _declare("C", "train_flops", "FLOP", 1, "pre-training compute budget", 5)
 mfu = _declare("U", "mfu", "1", 1, "model FLOPs utilisation: achieved over peak FLOP/s (at most 1)", 5)
+usage_flops = _declare("k_u", "usage_flops", "FLOP/parameter", 1,
+                      "FLOPs each parameter costs after training (serving, RL rollouts), in training equivalents",
+                      5, "nonnegative")
+
+# -- chapter 6: prefill and decode, KV bytes from prices, cache tiers --------------------------
+pass_len = _declare("ell_p", "pass_len", "tokens", 1,
+                    "tokens of one sequence processed in one pass (decode: 1; prefill: the new prompt)", 6)
+kv_layers = _declare("n_kv", "kv_layers", "layers", 1, "layers with a KV cache of their own (unique contexts)", 6)
+head_dim = _declare("d_h", "head_dim", "values", 1, "width of one attention head (d_head)", 6)
+kv_heads = _declare("h_kv", "kv_heads", "heads", 1, "key-value heads per layer", 6)
+kv_elem_bytes = _declare("b_kv", "kv_elem_bytes", "byte/value", u.byte, "bytes of one cached key or value", 6)
+attn_sparsity = _declare("s_a", "attn_sparsity", "1", 1,
+                         "tokens of context per token that sparse attention reads (1: dense)", 6)
+tier_bytes = _declare("C_m", "tier_bytes", "byte per device", u.byte, "capacity of one memory device", 6)
+tier_bw = _declare("W_m", "tier_bw", "byte/s per device", u.byte / u.second,
+                   "read bandwidth of one memory device", 6)
+tier_price = _declare("p_m", "tier_price", "USD/(device·h)", USD / u.hour, "what one memory device costs an hour",
+                      6)
+hold_s = _declare("t_hold", "hold_s", "s", u.second, "how long a cached token is held before it is read", 6,
+                  "nonnegative")
 
 # -- chapter 7: activation memory of training, stored or recomputed (RevNets) -----------------
 n_layers = _declare("N_layers", "n_layers", "layers", 1,

@@ -34,11 +34,12 @@ import numpy as np
 import sympy as sp
 from sympy.physics import units as u
 
-from . import equations
+from . import equations, symbols
 from ._check import check_value
 from .equations import Spec
 from .symbols import (N_active, alpha_n, beta_d, decode_mfu, deploy_s, flops, loss, loss_a, loss_b, loss_floor, mfu,
-                      rl_flops, tokens_inf, tokens_per_param, tokens_pre, tokens_rl, traffic, train_flops)
+                      rl_flops, tokens_inf, tokens_per_param, tokens_pre, tokens_rl, traffic, train_flops,
+                      usage_flops)
 
 # -- the 2, 4 and 6, from one matrix multiply ---------------------------------------------------------------
 _n, _d_in, _d_out = sp.symbols("n d_in d_out", positive=True)
@@ -55,9 +56,9 @@ FORWARD_FLOPS_PER_PARAM = sp.simplify(matmul_flops(_n, _d_in, _d_out) / _PARAMS_
 BACKWARD_FLOPS_PER_PARAM = sp.simplify((matmul_flops(_n, _d_out, _d_in)      # dX = dY W^T
                                         + matmul_flops(_d_in, _n, _d_out))  # dW = X^T dY
                                        / _PARAMS_X_TOKENS)
-"""Backward FLOPs per parameter per token (4): a gradient for the input and one for the weight."""
+"""Backward FLOPs per parameter per token (4), a gradient for the input and one for the weight."""
 PRETRAIN_FLOPS_PER_PARAM = FORWARD_FLOPS_PER_PARAM + BACKWARD_FLOPS_PER_PARAM
-"""Training FLOPs per parameter per token (6), forward plus backward: the 6 of 6ND."""
+"""Training FLOPs per parameter per token (6), forward plus backward, the 6 of 6ND."""
 
 SECONDS_PER_HOUR = 3600
 
@@ -194,6 +195,20 @@ compute_optimal_params = EQUATIONS["compute_optimal_params"]
 compute_optimal_tokens = EQUATIONS["compute_optimal_tokens"]
 tokens_for_loss = EQUATIONS["tokens_for_loss"]
 params_for_loss = EQUATIONS["params_for_loss"]
+
+
+def _optimum_condition():
+    E, A, B, a, b, D = loss_floor, loss_a, loss_b, alpha_n, beta_d, tokens_pre
+    q = B / D ** b                                    # the data term
+    return a * (loss - E - q) - b * q * (1 + usage_flops / (PRETRAIN_FLOPS_PER_PARAM * D))
+
+
+OPTIMUM_CONDITION = _optimum_condition()
+"""The cheapest model for a target loss satisfies ``alpha p = beta q (1 + k/(6D))``, with ``q = B/D^beta`` and
+``p = L_t - E - q``: this expression (left minus right) is zero there and rises with ``D`` (see
+:func:`optimal_for_loss`)."""
+_OPTIMUM_ARGS = tuple(symbols.by_symbol(x).keyword for x in symbols.order(OPTIMUM_CONDITION.free_symbols))
+_optimum_fast = sp.lambdify(symbols.order(OPTIMUM_CONDITION.free_symbols), OPTIMUM_CONDITION, "numpy")
 training_gpu_hours = EQUATIONS["training_gpu_hours"]
 
 
@@ -247,10 +262,11 @@ def optimal_for_loss(loss, usage_flops_per_param, law_name="epoch"):
     lo = np.log((c.loss_b / gap) ** (1 / c.beta_d))  # q = gap: N would be infinite
     hi = lo + np.log(1e30)
 
-    def excess(log_d):
-        d = np.exp(log_d)
-        q = c.loss_b * d ** -c.beta_d
-        return c.alpha_n * (gap - q) - c.beta_d * q * (1 + k / (six * d))
+    consts = c.values()
+
+    def excess(log_d):  # the registered condition, unchecked (the bracket keeps it finite)
+        return _optimum_fast(*(np.exp(log_d) if a == "tokens_pre" else loss if a == "loss" else
+                               k if a == "usage_flops" else consts[a] for a in _OPTIMUM_ARGS))
 
     for _ in range(64):  # 64 halvings of a bracket 69 wide: 4e-18, below the float spacing of log D
         mid = 0.5 * (lo + hi)

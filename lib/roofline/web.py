@@ -10,15 +10,17 @@ script (``book/_static/roofline-live.js``) draws the figure from these; the book
 Sphinx extension regenerates :func:`bundle` at every build and fails the build if
 the committed copy (``book/_static/roofline-generated.js``) is stale.
 
-A chapter's figure is one :class:`Live`: the equations it evaluates, its controls
+A chapter's figure is one :class:`Live`: the equations it evaluates (registered
+ones, and the few sympy expressions of :data:`EXPRESSIONS` that a library algorithm
+solves, such as chapter 5's optimum condition), its controls
 (each as the chapter's ipywidgets cell has it: same name, description, range and
 start) and a function that exports the data it needs, computed by the library (a
 deployment's values by keyword, the chips an expert layer uses). A figure that is
 curves of equations against one keyword per panel is described whole by a
 :class:`Plot` (chapter 4's is) and needs no script of its own; a figure with more
-(chapter 1's balance point and memory wall, chapter 3's timelines) adds a
-``compute`` and a ``draw`` function to the script's ``FIGURES``, which call the
-generated equations and type no formula.
+(chapter 1's balance point and memory wall, chapter 3's timelines, chapter 5's
+optimum found by bisection) adds a ``compute`` and a ``draw`` function to the
+script's ``FIGURES``, which call the generated equations and type no formula.
 
 Adding a chapter's live figure
 ------------------------------
@@ -35,7 +37,7 @@ Adding a chapter's live figure
 >>> print(js_function(roofline_eq("pipeline.bubble_fraction")))
 function (n_stages, n_micro) { return (n_stages - 1)/(n_stages + n_micro - 1); }
 >>> sorted(LIVE)
-['decode', 'memory', 'moe', 'pipeline']
+['decode', 'memory', 'moe', 'pipeline', 'training']
 """
 
 import dataclasses
@@ -49,8 +51,8 @@ import numpy as np
 import sympy as sp
 from sympy.printing.jscode import JavascriptCodePrinter
 
-from . import equations, hardware, lecture, models, moe, pipeline, registry, symbols
-from .figures import decode as fig_decode, memory as fig_memory, moe as fig_moe
+from . import equations, hardware, lecture, models, moe, pipeline, registry, symbols, training
+from .figures import decode as fig_decode, memory as fig_memory, moe as fig_moe, training as fig_training
 from .notebook import deploy
 
 GENERATED = "roofline-generated.js"
@@ -74,8 +76,42 @@ class _Printer(JavascriptCodePrinter):
         return name
 
 
+@dataclasses.dataclass(frozen=True)
+class Expression:
+    """A sympy expression in the library's symbols that a figure evaluates but the registry does not hold.
+
+    An algorithm of the library solves it (:func:`roofline.training.optimal_for_loss` bisects
+    :data:`roofline.training.OPTIMUM_CONDITION`); the page gets it printed like an equation, with its
+    keywords as arguments, and runs the same algorithm on it.
+    """
+
+    name: str
+    expr: object
+    unit: str
+    doc: str
+
+    @property
+    def args(self):
+        return tuple(symbols.by_symbol(x).keyword for x in symbols.order(self.expr.free_symbols))
+
+    @property
+    def fast(self):
+        """The expression as a numpy function of its keywords, in the order of ``args`` (for the tests)."""
+        return sp.lambdify(symbols.order(self.expr.free_symbols), self.expr, "numpy")
+
+
+EXPRESSIONS = {e.name: e for e in (
+    Expression("training.OPTIMUM_CONDITION", training.OPTIMUM_CONDITION, "nat/token",
+               "alpha p - beta q (1 + k/(6D)): zero at the cheapest (N, D) for a loss, rising with D"),
+)}
+"""The expressions beyond the registry that the live figures evaluate, by the name the page uses."""
+
+
 def roofline_eq(name):
-    """A registered equation by ``module.name``, with an optional variant: ``"moe.step_with_comm_s[overlap=full]"``."""
+    """A registered equation by ``module.name``, with an optional variant: ``"moe.step_with_comm_s[overlap=full]"``;
+    or one of :data:`EXPRESSIONS`."""
+    if name in EXPRESSIONS:
+        return EXPRESSIONS[name]
     base, _, variant = name.partition("[")
     if base not in equations.REGISTRY:
         raise ValueError(f"{base!r} is not a registered equation; see roofline.equations.REGISTRY")
@@ -85,6 +121,8 @@ def roofline_eq(name):
 
 def equation_id(eq):
     """``module.name``, with the options that differ from the default build: ``moe.step_with_comm_s[overlap=full]``."""
+    if isinstance(eq, Expression):
+        return eq.name
     default = equations.REGISTRY[f"{eq.module}.{eq.name}"]
     changed = {k: v for k, v in eq.options.items() if default.options.get(k) != v}
     return f"{eq.module}.{eq.name}" + (f"[{','.join(f'{k}={v}' for k, v in sorted(changed.items()))}]"
@@ -97,8 +135,8 @@ def js_function(eq):
     Max and Min print as ``Math.max``/``Math.min``, a Piecewise as nested conditionals and an infinite
     branch as ``Number.POSITIVE_INFINITY``; the browser test compares every plotted value with numpy.
     """
-    if not isinstance(eq, equations.Equation):
-        raise ValueError(f"eq must be a registered roofline Equation; got {eq!r}")
+    if not isinstance(eq, (equations.Equation, Expression)):
+        raise ValueError(f"eq must be a registered roofline Equation or an Expression; got {eq!r}")
     body = _Printer().doprint(eq.expr)
     body = " ".join(line.strip() for line in body.splitlines())  # Piecewise prints over several lines
     return f"function ({', '.join(eq.args)}) {{ return {body}; }}"
@@ -152,6 +190,12 @@ def log_slider(name, label, low, high, value, step=0.1, whole=False):
     exponents = np.round(np.arange(low, high + step / 2, step), 10)
     grid = [float(round(10.0 ** e)) if whole else float(10.0 ** e) for e in exponents]
     return Control(name, label, "range", float(value), grid=tuple(sorted(set(grid) | {float(value)})), log=True)
+
+
+def float_slider(name, label, low, high, value, step):
+    """An ipywidgets FloatSlider: ``low`` to ``high`` in ``step``; ``value`` joins the grid (1/3 on a 0.05 grid)."""
+    grid = [float(x) for x in np.round(np.arange(low, high + step / 2, step), 10)]
+    return Control(name, label, "range", float(value), grid=tuple(sorted(set(grid) | {float(value)})))
 
 
 def checkbox(name, label, value=False):
@@ -505,7 +549,39 @@ def _memory_live():
                   "(right).")
 
 
-LIVE = {live.key: live for live in (_decode_live(), _moe_live(), _pipeline_live(), _memory_live())}
+# -- chapter 5: the costs of one quality against pre-training tokens, over-training against traffic -----
+_TRAINING_EQS = ("training.tokens_served", "training.inference_cost_flops", "training.equal_cost_pretrain_tokens",
+                 "training.equal_cost_rl_tokens", "training.chinchilla_loss", "training.chinchilla_tokens",
+                 "training.tokens_for_loss", "training.params_for_loss", "training.pretrain_flops",
+                 "training.overtraining_factor", "training.OPTIMUM_CONDITION")
+
+
+def _training_data(live):
+    laws = {name: {k: _compact(v) for k, v in law.values().items()} for name, law in training.LOSS_LAWS.items()}
+    above, beyond, steps = fig_training.TOKENS_SPAN
+    return {"laws": laws, "law_names": {name: law.name for name, law in training.LOSS_LAWS.items()},
+            "month": fig_training.MONTH, "rule": training.CHINCHILLA_RULE,
+            "traffic": [_number(t) for t in np.geomspace(*fig_training.TRAFFIC)],
+            "tokens_span": {"above": above, "beyond": beyond, "steps": steps}}
+
+
+def _training_live():
+    month_s = lecture.CH5["deploy_months"].value
+    controls = (
+        log_slider("n_active", "N active", 9, 12, lecture.CH5["n_active"].value),
+        log_slider("traffic", "tokens/s", 6, 10, lecture.CH5["traffic_model"].value),
+        float_slider("months", "months", 0.5, 24, month_s, 0.5),
+        float_slider("rl_flops", "f_RL", 2, 6, 3, 0.5),
+        float_slider("decode_mfu", "decode MFU", 0.05, 1, 1 / 3, 0.05),
+        select("law_name", "law", tuple(training.LOSS_LAWS), "epoch"),
+    )
+    return Live("training", "05_overtraining", _TRAINING_EQS, controls, _training_data,
+                "Costs of the lecture model's quality against pre-training tokens (left); over-training against "
+                "traffic (right).")
+
+
+LIVE = {live.key: live for live in (_decode_live(), _moe_live(), _pipeline_live(), _memory_live(),
+                                    _training_live())}
 """Every chapter's live figure on the published page, by the name its placeholder uses."""
 
 

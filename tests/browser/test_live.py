@@ -5,13 +5,16 @@ and nothing from another host; every control is reached with Tab in order and mo
 keyboard (arrow keys, Page Down, Home, End, Space) or, for dropdowns, set to each of its options;
 after every move, every plotted value is compared with what the chapter's ipywidgets cell would
 plot, computed by the library's numpy functions, to a relative 1e-9. The same sweep runs again
-from a second starting point (a sliding-window model, the refined terms). Each redraw, from the
+from a second starting point (a sliding-window model, the refined terms; for chapter 5 the other loss law
+and a small model). Chapter 5's figure is also compared with the widget's own matplotlib figure: its axes'
+ranges and its two-line title, character for character. Each redraw, from the
 control's event to the new SVG laid out, must take well under 50 ms (median under 12.5 ms,
 95th percentile under 50 ms); the times and the page's weight (HTML,
 images and the live scripts) go to ``_build/live_figures.txt``.
 """
 
 import dataclasses
+import functools
 import math
 import statistics
 import urllib.parse
@@ -20,7 +23,7 @@ import numpy as np
 import pytest
 
 from roofline import hardware, models, moe, pipeline, web
-from roofline.figures import decode as fig_decode, memory as fig_memory, moe as fig_moe
+from roofline.figures import decode as fig_decode, memory as fig_memory, moe as fig_moe, training as fig_training
 from roofline.notebook import deploy
 
 from conftest import LIVE_REPORT, write_live_report
@@ -35,6 +38,7 @@ SECOND_START = {  # a second sweep: a model with sliding-window layers (its KV b
     "moe": {"model": "gpt-oss-120b", "chip": "H100", "racks": 2},
     "pipeline": {"kind": "gpipe", "stages": 5},
     "memory": {"model": "gpt-oss-120b", "chip": "B200", "gpus": 16},
+    "training": {"law_name": "hoffmann", "n_active": 10 ** 9.5, "months": 12.0, "decode_mfu": 0.1},
 }
 
 
@@ -136,8 +140,36 @@ def got_memory(p):
         "floor": right["series"]["floor"], "hbm": left["hline"], "dot": right["dot"]["y"], "at": p["scalars"]["at"]}
 
 
+@functools.cache
+def training_figure():
+    """The figure chapter 5's widget cell redraws (one, updated to each state as the cell's ``show`` does)."""
+    return fig_training.TrainingFigure()
+
+
+def expect_training(s, p):
+    fig = training_figure()
+    fig.update(**s)
+    left, right = fig.axes
+    out = {f"left.{k}": fig.costs[k].get_ydata() for k in ("pre", "usage", "total")}
+    out |= {f"left.{k}": np.ravel(fig.costs[k].get_data()) for k in ("equal", "best", "chin")}
+    out |= {f"right.{k}": fig.factors[k].get_ydata() for k in ("heuristic", "rule", "optimum")}
+    return out | {"tokens": fig.costs["pre"].get_xdata(), "traffic": fig.factors["optimum"].get_xdata(),
+                  "dots": [fig.dots[k].get_ydata()[0] for k in ("heuristic", "optimum")],
+                  "marker": fig.marker.get_xdata()[0], "left.xlim": left.get_xlim(), "left.ylim": left.get_ylim(),
+                  "right.xlim": right.get_xlim(), "right.ylim": right.get_ylim(), "title": fig.title.get_text()}
+
+
+def got_training(p):
+    left, right = p["left"], p["right"]
+    out = {f"left.{k}": left[k] for k in ("pre", "usage", "total", "equal", "best", "chin", "xlim", "ylim")}
+    out |= {f"right.{k}": right[k] for k in ("heuristic", "rule", "optimum", "xlim", "ylim")}
+    return out | {"tokens": left["tokens"], "traffic": right["traffic"], "dots": right["dots"],
+                  "marker": right["marker"], "title": p["title"]}
+
+
 EXPECT = {"decode": (expect_decode, got_decode), "moe": (expect_moe, got_moe),
-          "pipeline": (expect_pipeline, got_pipeline), "memory": (expect_memory, got_memory)}
+          "pipeline": (expect_pipeline, got_pipeline), "memory": (expect_memory, got_memory),
+          "training": (expect_training, got_training)}
 
 
 def mismatches(got, want):

@@ -9,6 +9,7 @@ moe         chapter 2: the lecture's rack diagrams, and the step with the all-to
 pipeline    chapter 3: the layer stack cut into racks, and pipeline timelines from computed schedules
 memory      chapter 4: memory per GPU against pipeline stages, the weight floor against scale-up size
 revnet      chapter 7: the Feistel and RevNet diagrams, mixing measured, training memory over time
+serving     chapter 6: cost against context with a two-tier price, against pass length; drain times
 training    chapter 5: costs of one quality against pre-training tokens, over-training against traffic
 live        what every live figure shares: a cached background, a PNG for a widget
 """
@@ -22,6 +23,6 @@ STYLE = {
 690 px at a 1280-px window), so no text is shrunk below 10 pt (``plt.rcParams.update(STYLE)`` in each
 chapter's first cell)."""
 
-from . import decode, live, memory, moe, pipeline, revnet, training  # noqa: E402
+from . import decode, live, memory, moe, pipeline, revnet, serving, training  # noqa: E402
 
-__all__ = ["STYLE", "decode", "live", "memory", "moe", "pipeline", "revnet", "training"]
+__all__ = ["STYLE", "decode", "live", "memory", "moe", "pipeline", "revnet", "serving", "training"]

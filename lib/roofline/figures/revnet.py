@@ -24,8 +24,8 @@ GB = 1e9
 KINDS = ("stored", "checkpointed", "reversible")
 COLORS = {"stored": "tab:red", "checkpointed": "tab:orange", "reversible": "tab:blue", "sha": "0.35",
           "cipher": "tab:purple", "plain": "tab:red", "residual": "tab:green", "hbm": "0.5"}
-LABELS = {"stored": "stored (normal training)", "checkpointed": "layer inputs kept, recomputed",
-          "reversible": "RevNet: rebuilt by inverting"}
+LABELS = {"stored": "stored (normal training)", "checkpointed": "checkpointed (layer inputs kept)",
+          "reversible": "reversible (RevNet)"}
 
 
 # -- the board diagrams --------------------------------------------------------------------------------
@@ -107,26 +107,42 @@ def draw_revnet(ax, blocks=2):
         ax.plot([2.5, 0.5], [y0 - 0.53, end], color="0.2", lw=1.4)
         ax.plot([0.5, 2.5], [y0 - 0.75, end], color="0.2", lw=1.4)
         ax.text(2.9, y0 - 0.4, f"block {i + 1}", fontsize=9, color="0.4", va="center")
+        if i < blocks - 1:  # name the streams between blocks: x', y' after block 1, and so on
+            ax.text(0.38, end - 0.12, "x" + "'" * (i + 1), ha="right", va="center", fontsize=11)
+            ax.text(2.38, end - 0.12, "y" + "'" * (i + 1), ha="right", va="center", fontsize=11)
     bottom = top - 0.2 - 2.2 * blocks + 0.45
-    ax.text(0.5, bottom - 0.05, "x' = y + f(x)", ha="center", va="top", fontsize=11)
-    ax.text(2.6, bottom - 0.05, "y' = x", ha="center", va="top", fontsize=11)
+    n = blocks
+    xs = ["x" + "'" * k for k in range(n + 1)]  # x, x', x'', ...
+    if n == 1:
+        x_out, y_out = "x' = y + f1(x)", "y' = x"
+    else:  # a residual from two blocks back: x_n = x_(n-2) + f_n(x_(n-1))
+        x_out, y_out = f"{xs[n]} = {xs[n - 2]} + f{n}({xs[n - 1]})", "y" + "'" * n + f" = {xs[n - 1]}"
+    ax.text(-0.25, bottom - 0.05, x_out, ha="left", va="top", fontsize=10.5)
+    ax.text(2.25, bottom - 0.05, y_out, ha="left", va="top", fontsize=10.5)
     return ax
 
 
 # -- mixing measured -----------------------------------------------------------------------------------
-def avalanche_data(rounds=range(1, 13), depth=48, seed=0):
-    """The avalanche measurements the figure draws, from :mod:`roofline.revnet` (seeded)."""
-    plain, g_plain = revnet.mlp_avalanche(depth, residual=False, seed=seed)
-    res, g_res = revnet.mlp_avalanche(depth, residual=True, seed=seed)
+def avalanche_data(rounds=range(1, 13), depth=48, seed=0, nudge=1e-2, gain_nudge=1e-8):
+    """The avalanche measurements the figure draws, from :mod:`roofline.revnet` (seeded).
+
+    Signs flipped by a ``nudge`` of one input (1% of a standard deviation); sensitivities ("gain_*") of a
+    ``gain_nudge`` small enough not to saturate (an infinitesimal change's, the Jacobian's), with the
+    same weights. Three MLPs: plain, residual with LayerNorm, residual without ("residual_noln")."""
     rounds = np.asarray(list(rounds))
-    return {"rounds": rounds, "cipher": np.array([revnet.toy_avalanche(int(r), seed=seed) for r in rounds]),
-            "sha": revnet.sha256_avalanche(seed=seed), "layers": np.arange(1, depth + 1),
-            "plain": plain, "residual": res, "gain_plain": g_plain, "gain_residual": g_res}
+    out = {"rounds": rounds, "cipher": np.array([revnet.toy_avalanche(int(r), seed=seed) for r in rounds]),
+           "sha": revnet.sha256_avalanche(seed=seed), "layers": np.arange(1, depth + 1)}
+    for name, kw in (("plain", {}), ("residual", {"residual": True}),
+                     ("residual_noln", {"residual": True, "layernorm": False})):
+        out[name] = revnet.mlp_avalanche(depth, nudge=nudge, seed=seed, **kw)[0]
+        out["gain_" + name] = revnet.mlp_avalanche(depth, nudge=gain_nudge, seed=seed, **kw)[1]
+    return out
 
 
 def draw_avalanche(axes, data):
     """Left: the share of output bits (signs, for the MLPs) that one small input change flips, against rounds
-    or layers. Right: the MLPs' sensitivity (relative change out over relative change in), log scale."""
+    or layers. Right: the MLPs' sensitivity (relative change out over relative change in, for an
+    infinitesimal change), log scale."""
     left, right = axes
     art = {
         "sha": left.axhline(data["sha"].mean(), color=COLORS["sha"], ls="--", lw=1.2,
@@ -137,6 +153,10 @@ def draw_avalanche(axes, data):
         "residual": left.plot(data["layers"], data["residual"], color=COLORS["residual"],
                               label="random MLP, residual + LayerNorm")[0],
     }
+    if "residual_noln" in data:
+        art["residual_noln"] = left.plot(data["layers"], data["residual_noln"], color=COLORS["residual"], ls=":",
+                                         label="random MLP, residual, no LayerNorm")[0]
+        right.semilogy(data["layers"], data["gain_residual_noln"], color=COLORS["residual"], ls=":")
     left.set(xlabel="rounds (cipher) or layers (MLP)", ylabel="share of output bits flipped", ylim=(-0.02, 0.6))
     right.semilogy(data["layers"], data["gain_plain"], color=COLORS["plain"])
     right.semilogy(data["layers"], data["gain_residual"], color=COLORS["residual"])
@@ -158,8 +178,10 @@ def memory_timeline(n_layers, d_model, n_heads, micro_batch, len_ctx, saved_act_
     against 2 N FLOPs, :mod:`roofline.training`), and with ``kind`` "checkpointed" or "reversible" each
     layer's forward runs once more in the backward pass. So the stored step lasts 3 L units and the
     others 4 L: 6ND against 8ND. Stored: each forward layer writes its activations, each backward layer
-    frees them (02:12:05). Checkpointed: each layer keeps its input; the backward rebuilds one layer's
-    activations at a time. Reversible: the two streams, plus one layer rebuilt (02:12:57). The peak is
+    frees them (02:12:05); a layer's activations are held through its own backward pass and freed as it
+    ends. Checkpointed: each layer keeps its input; the backward rebuilds one layer's activations at a
+    time, holds them through that layer's backward, then frees them with the layer's input. Reversible:
+    the two streams, plus one layer rebuilt (02:12:57). The peak is
     :data:`roofline.revnet.training_activation_bytes` of ``kind`` (checked in the tests).
     """
     if kind not in KINDS:
@@ -183,23 +205,27 @@ def memory_timeline(n_layers, d_model, n_heads, micro_batch, len_ctx, saved_act_
         t.append(t[-1] + duration)
         held.append(value)
 
+    # each step's value holds over the interval that ends at its time (matplotlib's where="pre")
     if kind == "stored":
         for i in range(L):
-            step(1, (i + 1) * layer)
-        for i in range(L):
-            step(bwd, (L - i - 1) * layer)
+            step(1, (i + 1) * layer)              # layer i writes its activations
+        for j in reversed(range(L)):
+            step(bwd, (j + 1) * layer)            # layer j's backward reads them; freed as it ends
+        step(0, 0.0)
     elif kind == "checkpointed":
         for i in range(L):
-            step(1, (i + 1) * stream)
-        for i in range(L):
-            step(1, (L - i) * stream + layer)     # rebuild layer L-i from its kept input
-            step(bwd, (L - i - 1) * stream)       # backpropagate it, free its input
+            step(1, (i + 1) * stream)             # layer i's input kept
+        for j in reversed(range(L)):
+            step(1, (j + 1) * stream + layer)     # rebuild layer j from its kept input
+            step(bwd, (j + 1) * stream + layer)   # backpropagate through it; then free it and its input
+        step(0, 0.0)
     else:
         for i in range(L):
             step(1, 2 * stream)                   # only the two streams: each block's output overwrites
-        for i in range(L):
-            step(1, 2 * stream + layer)           # invert the block, its activations rebuilt
-            step(bwd, 2 * stream)
+        for j in reversed(range(L)):
+            step(1, 2 * stream + layer)           # invert block j, its activations rebuilt
+            step(bwd, 2 * stream + layer)         # backpropagate through it; freed as the next is rebuilt
+        step(0, 2 * stream)
     return np.array(t), np.array(held)
 
 
@@ -210,7 +236,8 @@ def draw_timeline(ax, n_layers, d_model, n_heads, micro_batch, len_ctx, saved_ac
     for kind in KINDS:
         t, b = memory_timeline(n_layers, d_model, n_heads, micro_batch, len_ctx, saved_act_bytes, kind, scores,
                                dropout)
-        art[kind] = ax.step(t, b / GB, where="pre", color=COLORS[kind], lw=2, label=LABELS[kind])[0]
+        art[kind] = ax.step(t, b / GB, where="pre", color=COLORS[kind], lw=2 if n_layers <= 16 else 1.3,
+                            label=LABELS[kind])[0]
     if hbm_bytes is not None:
         art["hbm"] = ax.axhline(hbm_bytes / GB, color=COLORS["hbm"], ls="--", lw=1, label="HBM of one GPU")
     ax.set(xlabel="time (forward passes of one layer)", ylabel="activations held (GB)")
@@ -239,7 +266,7 @@ class TimelineFigure(LiveFigure):
         self.scores, self.dropout, self.hbm_bytes = scores, dropout, hbm_bytes
         self.shape = dict(n_layers=n_layers, d_model=d_model, n_heads=n_heads, micro_batch=micro_batch,
                           len_ctx=len_ctx, saved_act_bytes=saved_act_bytes)
-        self.lines = {k: ax.step([], [], where="pre", color=COLORS[k], lw=2, label=LABELS[k])[0] for k in KINDS}
+        self.lines = {k: ax.step([], [], where="pre", color=COLORS[k], lw=1.5, label=LABELS[k])[0] for k in KINDS}
         self.hbm = ax.axhline(hbm_bytes / GB, color=COLORS["hbm"], ls="--", lw=1, label="HBM of one GPU")
         ax.set(xlabel="time (share of the stored step)", ylabel="activations held (GB)", xlim=(0, 1.4))
         ax.axvline(1, color="0.85", lw=0.8, zorder=0)

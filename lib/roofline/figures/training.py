@@ -11,6 +11,11 @@ from .live import LiveFigure
 DAY = 86_400
 MONTH = 30 * DAY  # the lecture's "two months" is 60 days (2.6e15 = 500M x 60 x 86,400)
 COLORS = {"pre": "tab:blue", "usage": "tab:orange", "total": "black", "rule": "tab:gray", "opt": "tab:green"}
+TOKENS_SPAN = (1.05, 100, 160)
+"""The left panel's pre-training tokens run from the first factor above the least data that can reach the loss
+to the second factor beyond the larger of the equal-cost and the cheapest tokens, in this many geometric steps."""
+TRAFFIC = (1e6, 1e10, 81)
+"""The right panel's traffic per model in tokens/s, from and to, in this many geometric steps."""
 
 
 def draw_cost_sum(ax, a=1.0, b=1.0, x=None):
@@ -32,7 +37,8 @@ def costs_along_loss(n_active, tokens_inf, decode_mfu, law_name="epoch", tokens=
     c = training.law(law_name)
     if tokens is None:  # from just above the least data that can reach the loss to 100x the heuristic's
         least = (c.loss_b / (cmp.loss - c.loss_floor)) ** (1 / c.beta_d)
-        tokens = np.geomspace(least * 1.05, max(cmp.heuristic.tokens_pre, cmp.optimum.tokens_pre) * 100, 160)
+        above, beyond, steps = TOKENS_SPAN
+        tokens = np.geomspace(least * above, max(cmp.heuristic.tokens_pre, cmp.optimum.tokens_pre) * beyond, steps)
     n = training.params_for_loss(tokens_pre=tokens, loss=cmp.loss, **c.args(training.params_for_loss))
     pre = training.pretrain_flops(n_active=n, tokens_pre=tokens)
     usage = cmp.usage_flops_per_param * n
@@ -63,7 +69,7 @@ def draw_costs_vs_tokens(ax, n_active, tokens_inf, decode_mfu, law_name="epoch")
 
 def overtraining_vs_traffic(n_active, deploy_s, decode_mfu, law_name="epoch", traffic=None):
     """Over-training factors against traffic: the heuristic's (against the law and the rule of 20) and the optimum's."""
-    traffic = np.geomspace(1e6, 1e10, 81) if traffic is None else np.asarray(traffic, float)
+    traffic = np.geomspace(*TRAFFIC) if traffic is None else np.asarray(traffic, float)
     d_inf = training.tokens_served(traffic=traffic, deploy_s=deploy_s)
     cmp = training.compare(n_active, d_inf, decode_mfu, law_name)
     rule = training.overtraining_factor(tokens_pre=cmp.heuristic.tokens_pre, n_active=n_active,

@@ -1,0 +1,173 @@
+"""Chapter 6's figures: cost against context under a two-tier price, cost against pass length (prefill and
+decode), the chat timeline, and the drain times of the memory tiers."""
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from .. import _check, decode, serving
+from .live import LiveFigure
+
+COLORS = {"compute": "tab:blue", "memory": "tab:orange", "total": "black", "price": "tab:red",
+          "wall": "0.85"}
+
+
+def _per_token(values, batch, len_ctx, pass_len=1):
+    """Compute and memory time per token of a pass, and the cost per token (USD), from the library."""
+    v = dict(values, batch=batch, len_ctx=len_ctx, pass_len=pass_len)
+    take = lambda eq: eq(**{a: v[a] for a in eq.args})  # noqa: E731
+    tokens = batch * np.asarray(pass_len, float)
+    shape = np.broadcast_shapes(np.shape(len_ctx), np.shape(pass_len))
+    out = dict(compute=take(serving.pass_compute_time_s) / tokens, memory=take(serving.pass_memory_time_s) / tokens,
+               cost=take(serving.pass_cost_per_token_usd))
+    return {k: np.broadcast_to(x, shape) if shape else float(x) for k, x in out.items()}
+
+
+def two_tier_price(values, batch, step_tokens, premium, len_ctx):
+    """A price list with one step: the cost per output token at the step, and ``1 + premium`` times it above."""
+    at_step = _per_token(values, batch, step_tokens)["cost"]
+    return np.where(np.asarray(len_ctx) <= step_tokens, at_step, at_step * (1 + premium))
+
+
+def context_wall(values, batch):
+    """The longest context whose KV cache for ``batch`` sequences fits beside the weights (tokens)."""
+    v = {a: values[a] for a in decode.max_batch_n.args if a != "len_ctx"}
+    # max_batch_n is G M_free / (L k): the context at which it equals the batch
+    return float(decode.max_batch_n(len_ctx=1.0, **v) / batch)
+
+
+def draw_cost_vs_context(ax, values, batch, step_tokens, premium, contexts=None):
+    """Cost per output token (decode) against context, with a two-tier price drawn above it (01:34:03)."""
+    contexts = np.linspace(1e3, 1e6, 400) if contexts is None else np.asarray(contexts, float)
+    y = _per_token(values, batch, contexts)
+    usd = values["n_chips"] * values["price"] / 3600  # the replica's chips, per second
+    lines = {
+        "compute": ax.plot(contexts / 1e3, y["compute"] * usd * 1e6, color=COLORS["compute"],
+                           label="compute")[0],
+        "memory": ax.plot(contexts / 1e3, y["memory"] * usd * 1e6, color=COLORS["memory"],
+                          label="memory (weights + KV)")[0],
+        "cost": ax.plot(contexts / 1e3, y["cost"] * 1e6, color=COLORS["total"], lw=2, label="cost (the max)")[0],
+        "price": ax.plot(contexts / 1e3, two_tier_price(values, batch, step_tokens, premium, contexts) * 1e6,
+                         color=COLORS["price"], ls="--", drawstyle="steps-post", label="two-tier price")[0],
+    }
+    wall = context_wall(values, batch)
+    lines["wall"] = ax.axvspan(min(wall, contexts[-1]) / 1e3, contexts[-1] / 1e3, color=COLORS["wall"], lw=0,
+                               label="cache does not fit")
+    ax.set(xlabel="context (thousand tokens)", ylabel="USD per million output tokens", xlim=(0, contexts[-1] / 1e3))
+    return lines
+
+
+def draw_cost_vs_pass_len(ax, values, batch, len_ctx, lengths=None):
+    """Cost per token against pass length: compute flat, memory falling as 1/l (01:45:30)."""
+    lengths = np.geomspace(1, 1e5, 200) if lengths is None else np.asarray(lengths, float)
+    y = _per_token(values, batch, len_ctx, lengths)
+    usd = values["n_chips"] * values["price"] / 3600
+    lines = {
+        "compute": ax.plot(lengths, y["compute"] * usd * 1e6, color=COLORS["compute"], label="compute")[0],
+        "memory": ax.plot(lengths, y["memory"] * usd * 1e6, color=COLORS["memory"], label="memory")[0],
+        "cost": ax.plot(lengths, y["cost"] * 1e6, color=COLORS["total"], lw=2, label="cost")[0],
+        "decode": ax.plot([1], [y["cost"][0] * 1e6], "o", color="black", ms=6)[0],
+    }
+    ax.set(xscale="log", yscale="log", xlabel="pass length (tokens per sequence)",
+           ylabel="USD per million tokens")
+    return lines
+
+
+def draw_chat_timeline(ax):
+    """A chat session (01:42:28): prefill the user's turn, decode the answer, prefill the next input."""
+    parts = [("prefill\n(user turn)", 3, "tab:blue"), ("decode\n(the answer)", 5, "tab:orange"),
+             ("prefill\n(tool result)", 2, "tab:blue"), ("decode", 4, "tab:orange")]
+    x = 0
+    for label, width, color in parts:
+        ax.add_patch(Rectangle((x, 0), width, 1, facecolor=color, alpha=0.35, edgecolor="black"))
+        ax.text(x + width / 2, 0.5, label, ha="center", va="center", fontsize=10)
+        x += width
+    ax.set(xlim=(0, x), ylim=(0, 1), xticks=[], yticks=[])
+    ax.set_xlabel("time: many tokens per pass (prefill), then one token per pass (decode)")
+    for s in ax.spines.values():
+        s.set_visible(False)
+
+
+def draw_drain_times(ax, tiers, marks=()):
+    """Drain time (capacity / bandwidth) of each memory device, log scale, with the cache durations marked."""
+    names = [name for name, _ in tiers]
+    times = [serving.drain_time_s(tier_bytes=t.bytes, tier_bw=t.bandwidth) for _, t in tiers]
+    ax.barh(range(len(tiers)), times, color="tab:blue", alpha=0.7)
+    ax.set_yticks(range(len(tiers)), names)
+    ax.invert_yaxis()
+    for seconds, label in marks:
+        ax.axvline(seconds, color="tab:red", ls="--", lw=1)
+        ax.annotate(label, (seconds, len(tiers) - 0.5), xytext=(3, 0), textcoords="offset points", fontsize=9,
+                    color="tab:red", va="bottom")
+    ax.set(xscale="log", xlabel="drain time, s (capacity / read bandwidth)")
+    return times
+
+
+class ServingFigure(LiveFigure):
+    """Cost against context under a two-tier price (left) and against pass length (right), for a widget."""
+
+    def __init__(self, values, batch, len_ctx, step_tokens=200e3, premium=0.5, *, figsize=(7.0, 3.8), dpi=100):
+        self.fig = Figure(figsize=figsize, dpi=dpi)
+        FigureCanvasAgg(self.fig)
+        self.axes = tuple(self.fig.subplots(1, 2))
+        self.fig.subplots_adjust(left=0.1, right=0.98, bottom=0.33, top=0.88, wspace=0.35)
+        self.values, self.batch, self.len_ctx = dict(values), batch, len_ctx
+        self.step_tokens, self.premium = step_tokens, premium
+        self.left = draw_cost_vs_context(self.axes[0], self.values, batch, step_tokens, premium)
+        self.marker = self.axes[0].axvline(len_ctx / 1e3, color="gray", ls=":", lw=1)
+        self.right = draw_cost_vs_pass_len(self.axes[1], self.values, batch, len_ctx)
+        handles = [self.left[k] for k in ("compute", "memory", "cost", "price", "wall")]
+        self.fig.legend(handles, [h.get_label() for h in handles], loc="lower center", ncols=3, fontsize=9,
+                        frameon=False)
+        self.title = self.fig.suptitle("", fontsize=10)
+        self.update()
+
+    def update(self, values=None, batch=None, len_ctx=None):
+        """Redraw with any input changed; returns decode's memory time over compute time at the context."""
+        if values is not None:
+            self.values = dict(values)
+        for name, value in (("batch", batch), ("len_ctx", len_ctx)):
+            if value is not None:
+                setattr(self, name, _check.check_value(name, value))
+        v, b = self.values, self.batch
+        contexts = self.left["cost"].get_xdata() * 1e3
+        y = _per_token(v, b, contexts)
+        usd = v["n_chips"] * v["price"] / 3600
+        self.left["compute"].set_ydata(y["compute"] * usd * 1e6)
+        self.left["memory"].set_ydata(y["memory"] * usd * 1e6)
+        self.left["cost"].set_ydata(y["cost"] * 1e6)
+        price = two_tier_price(v, b, self.step_tokens, self.premium, contexts) * 1e6
+        self.left["price"].set_ydata(price)
+        wall = min(context_wall(v, b), contexts[-1]) / 1e3
+        self.left["wall"].set_x(wall)
+        self.left["wall"].set_width(contexts[-1] / 1e3 - wall)
+        self.marker.set_xdata([self.len_ctx / 1e3] * 2)
+        top = max(price.max(), y["cost"][contexts <= contexts[-1]].max() * 1e6)
+        self.axes[0].set_ylim(0, _nice(top * 1.15))
+        lengths = self.right["cost"].get_xdata()
+        r = _per_token(v, b, self.len_ctx, lengths)
+        self.right["compute"].set_ydata(r["compute"] * usd * 1e6)
+        self.right["memory"].set_ydata(r["memory"] * usd * 1e6)
+        self.right["cost"].set_ydata(r["cost"] * 1e6)
+        self.right["decode"].set_data([1], [r["cost"][0] * 1e6])
+        lo = min(r["compute"].min() / 30, r["memory"][0]) * usd * 1e6
+        hi = max(r["compute"].max(), r["memory"].max()) * usd * 1e6
+        self.axes[1].set_ylim(10.0 ** np.floor(np.log10(lo)), 10.0 ** np.ceil(np.log10(hi)))
+        gap = float(r["memory"][0] / r["compute"][0])
+        cross = decode.balance_context_tokens(**{a: v[a] for a in decode.balance_context_tokens.args})
+        state = (f"memory-bound ({gap:.1f}x compute); prefill passes of {gap:,.0f}+ tokens are compute-bound"
+                 if gap > 1 else f"compute-bound (memory {gap:.2f}x compute)")
+        self.title.set_text(f"KV fetch = compute at {cross / 1e3:,.0f}K tokens of context. At {self.len_ctx / 1e3:,.0f}K "
+                            f"and batch {b:,.0f},\ndecode is {state}")
+        self._request_redraw()
+        return gap
+
+    def _changing(self):
+        return [*self.left.values(), self.marker, *self.right.values(), self.title]
+
+
+def _nice(x):
+    """The next 1, 2 or 5 times a power of ten at or above ``x`` (a y limit that repeats across frames)."""
+    e = 10.0 ** np.floor(np.log10(x))
+    return next(m * e for m in (1, 2, 5, 10) if m * e >= x)
