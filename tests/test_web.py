@@ -114,7 +114,7 @@ def test_generated_functions_agree_with_numpy(tmp_path):
 
 # -- the controls are the ipywidgets cell's ---------------------------------------------------------
 WIDGET_KINDS = {"Dropdown": "select", "ToggleButtons": "select", "IntSlider": "range", "FloatLogSlider": "range",
-                "FloatSlider": "range", "Checkbox": "check"}
+                "FloatSlider": "range", "SelectionSlider": "range", "Checkbox": "check"}
 
 
 def widget_controls(chapter):
@@ -134,7 +134,11 @@ def widget_controls(chapter):
                         try:
                             literal[k.arg] = ast.literal_eval(k.value)
                         except ValueError:
-                            pass  # a name or a call: the value the notebook computes
+                            try:  # a comprehension of numbers, options=[2**k for k in range(9, 20)]
+                                literal[k.arg] = eval(compile(ast.Expression(k.value), chapter, "eval"),
+                                                      {"__builtins__": {}, "range": range})
+                            except NameError:
+                                pass  # a name or a call: the value the notebook computes
                     out[kw.arg] = (kw.value.func.attr, literal)
                 return out
     raise AssertionError(f"{chapter}: no widget cell with controls = dict(...)")
@@ -149,7 +153,11 @@ def test_controls_are_the_widget_cells(key):
         kind, kw = widgets[c.name]
         assert WIDGET_KINDS[kind] == c.kind, f"{key}.{c.name}: {kind} is not a {c.kind}"
         assert kw.get("description") == c.label, f"{key}.{c.name}: label {c.label!r}, widget {kw.get('description')!r}"
-        if "options" in kw:
+        if "options" in kw and kind == "SelectionSlider":
+            assert tuple(kw["options"]) == c.grid, f"{key}.{c.name}: the slider's stops differ"
+        elif "options" in kw and all(isinstance(o, tuple) for o in kw["options"]):  # (label, value) pairs
+            assert tuple(kw["options"]) == tuple(zip(c.labels, c.options)), f"{key}.{c.name}: options differ"
+        elif "options" in kw:
             assert tuple(kw["options"]) == c.options, f"{key}.{c.name}: options differ"
         if kind == "IntSlider":
             assert (c.grid[0], c.grid[-1], c.grid[1] - c.grid[0]) == (kw["min"], kw["max"], kw.get("step", 1))
@@ -179,6 +187,41 @@ def test_training_offers_every_loss_law():
     assert data["laws"] == {name: law.values() for name, law in training.LOSS_LAWS.items()}
 
 
+def test_serving_offers_the_priced_chips_and_the_figures_axes():
+    """Chapter 6's hardware dropdown (chips with a price, as the widget cell lists them), the figure's axes and
+    price step, and the starting KV bytes and decode batch as the notebook computes them."""
+    from roofline import serving
+    from roofline.figures import serving as fig_serving
+    from roofline.notebook import deploy
+
+    live = web.LIVE["serving"]
+    assert live.control("chip").options == tuple(h for h in hardware.names() if hardware.get(h).price_usd_per_hour)
+    data = live.data(live)
+    assert (data["contexts"], data["pass_lengths"]) == (list(fig_serving.CONTEXTS), list(fig_serving.PASS_LENGTHS))
+    assert (data["step_tokens"], data["premium"]) == (200e3, 0.5)
+    d = deploy("DeepSeek (lecture)", "GB200", "fp4")
+    k = live.control("kv").value
+    assert k == pytest.approx(800, rel=1e-12)  # GB200's crossover at the 200K price step
+    v = dict(d.values, n_active=1e11, n_total=1e12, kv_bytes=k, len_ctx=32768.0, pass_len=1.0,
+             batch=live.control("decode_batch").value)
+    ratio = serving.pass_memory_over_compute(**{a: v[a] for a in serving.pass_memory_over_compute.args})
+    assert ratio == pytest.approx(5, rel=1e-12)  # decode five times memory-bound (the output/input price ratio)
+
+
+def test_revnet_draws_what_the_timeline_figure_draws():
+    """Chapter 7's equations are the variants TimelineFigure draws (FlashAttention, no dropout)."""
+    from roofline import revnet
+    from roofline.figures import revnet as fig_revnet
+
+    data = web.LIVE["revnet"].data(web.LIVE["revnet"])
+    want = revnet.layer_activation_bytes.under(scores="flash", dropout="off").options
+    assert web.roofline_eq(data["layer"]).options == want
+    assert list(data["held"]) == list(fig_revnet.KINDS)
+    for kind, name in data["held"].items():
+        assert web.roofline_eq(name).options == dict(want, activations=kind)
+    assert data["backward"] == 2.0
+
+
 def test_controls_refuse_a_value_off_their_range():
     with pytest.raises(ValueError, match="not one of"):
         web.select("chip", "hardware", ("H100",), "GB200")
@@ -186,3 +229,11 @@ def test_controls_refuse_a_value_off_their_range():
         web.Control("stages", "stages P", "range", 13, grid=tuple(range(1, 13)))
     with pytest.raises(ValueError, match="no live figure"):
         web.placeholder("nonsense")
+    with pytest.raises(ValueError, match="must rise"):
+        web.selection_slider("d_model", "width D", (2048, 1024), 1024)
+
+
+def test_dropdown_of_labelled_values():
+    c = web.select("bytes", "bytes/act.", (("FP32 (4 B)", 4), ("BF16 (2 B)", 2)), 2)
+    assert (c.options, c.labels, c.value) == ((4, 2), ("FP32 (4 B)", "BF16 (2 B)"), 2)
+    assert list(c.as_json()["labels"]) == ["FP32 (4 B)", "BF16 (2 B)"]

@@ -77,6 +77,19 @@
     if (r - x === 0.5 && r % 2 !== 0) r -= 1;
     return r.toLocaleString("en-US");
   }
+  /* Python's format(x, ".{d}f") (with comma: ",.{d}f"): the exact binary value rounded, a tie to the even digit */
+  function pyFixed(x, d, comma) {
+    let s = Math.abs(x).toFixed(d);  // rounds the exact value; a tie goes up
+    const exact = Math.abs(x).toFixed(100), dot = exact.indexOf(".");
+    if (/^50*$/.test(exact.slice(dot + 1 + d)) && +s.slice(-1) % 2 === 1) {
+      s = exact.slice(0, d ? dot + 1 + d : dot);  // the tie's other side, toward zero, has the even digit
+    }
+    if (comma) {
+      const [int, frac] = s.split(".");
+      s = int.replace(/\B(?=(\d{3})+(?!\d))/g, ",") + (frac !== undefined ? "." + frac : "");
+    }
+    return (x < 0 || Object.is(x, -0) ? "-" : "") + s;  // Python keeps the sign of a negative that rounds to 0
+  }
   const pow10 = (t) => `10<tspan dy="-6" font-size="9">${Math.round(Math.log10(t))}</tspan>`;  // tick label
   const pct = (x, d) => (100 * x).toFixed(d) + "%";
   const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
@@ -114,6 +127,7 @@
     });
     (o.lines || []).forEach((l) => {
       let d = "", pen = false;
+      if (l.step) l = Object.assign({}, l, stairs(l.x, l.y, l.step));
       for (let i = 0; i < l.x.length; i++) {
         const ok = isFinite(l.y[i]) && (!o.ylog || l.y[i] > 0);
         if (!ok) { pen = false; continue; }
@@ -130,7 +144,9 @@
                 (h.width ? ` stroke-width="${h.width}"` : "") + (dash ? ` stroke-dasharray="${dash}"` : "") + "/>");
     });
     (o.vlines || []).forEach((v) => {
-      body.push(`<line x1="${tx(v.x)}" x2="${tx(v.x)}" y1="${Y}" y2="${Y + H}" stroke="${v.color}" stroke-dasharray="2 2"/>`);
+      const dash = v.dash === undefined ? "2 2" : v.dash;
+      body.push(`<line x1="${tx(v.x)}" x2="${tx(v.x)}" y1="${Y}" y2="${Y + H}" stroke="${v.color}"` +
+                (v.width ? ` stroke-width="${v.width}"` : "") + (dash ? ` stroke-dasharray="${dash}"` : "") + "/>");
     });
     (o.points || []).forEach((p) => {
       if (isFinite(p.y) && isFinite(p.x)) body.push(marker(tx(p.x), ty(p.y), p));
@@ -166,6 +182,17 @@
       lines.forEach((s, i) => parts.push(`<text x="${X + 10}" y="${Y + 19 + 15 * i}">${esc(s)}</text>`));
     }
     return parts.join("");
+  }
+
+  /* matplotlib's step(x, y, where=...) as a polyline: "pre", each y holds over the interval that ends at its x;
+   * "post" (drawstyle steps-post), over the interval that starts there. */
+  function stairs(xs, ys, where) {
+    const x = [xs[0]], y = [ys[0]];
+    for (let i = 1; i < xs.length; i++) {
+      if (where === "post") x.push(xs[i], xs[i]), y.push(ys[i - 1], ys[i]);  // along at the old value, then up
+      else x.push(xs[i - 1], xs[i]), y.push(ys[i], ys[i]);                   // up to the new value, then along
+    }
+    return {x: x, y: y};
   }
 
   /* A tick's label: its own label, or the value by `fmt` (a function giving SVG markup), or short(value). */
@@ -223,13 +250,14 @@
       let input;
       if (c.kind === "select") {
         input = document.createElement("select");
-        c.options.forEach((o) => {
+        c.options.forEach((o, i) => {  // (label, value) options show the label and set the value
           const opt = document.createElement("option");
-          opt.value = opt.textContent = o;
+          opt.value = String(o);
+          opt.textContent = c.labels ? c.labels[i] : String(o);
           input.appendChild(opt);
         });
-        input.value = state[c.name];
-        input.addEventListener("change", () => { state[c.name] = input.value; changed(c.name); });
+        input.value = String(state[c.name]);
+        input.addEventListener("change", () => { state[c.name] = c.options[input.selectedIndex]; changed(c.name); });
       } else if (c.kind === "check") {
         input = document.createElement("input");
         input.type = "checkbox";
@@ -604,6 +632,163 @@
     return titles + costs + factors;
   }
 
+  // -- chapter 6: cost per token against context under a two-tier price; against pass length ----------
+  /* numpy.linspace(lo, hi, n): evenly spaced, the ends exact */
+  function linspace(lo, hi, n) {
+    const step = (hi - lo) / (n - 1), out = [];
+    for (let i = 0; i < n; i++) out.push(i * step + lo);
+    out[n - 1] = hi;
+    return out;
+  }
+
+  /* roofline.figures.serving._nice: the next 1, 2 or 5 times a power of ten at or above x */
+  function niceAbove(x) {
+    const e = Math.pow(10, Math.floor(Math.log10(x)));
+    return [1, 2, 5, 10].map((m) => m * e).find((y) => y >= x);
+  }
+
+  /* The widget's ServingFigure.update: per token of a pass of `pass_len` tokens for each of `batch` sequences
+   * at context `len_ctx` (one of them an array), the cost (USD per million) and the compute and memory parts of
+   * it: the cost times each time over the pass's time, max(compute, memory). */
+  function passPerToken(v, batch, len_ctx, pass_len) {
+    const key = Array.isArray(len_ctx) ? "len_ctx" : "pass_len", xs = key === "len_ctx" ? len_ctx : pass_len;
+    const at = Object.assign({}, v, {batch: batch, len_ctx: len_ctx, pass_len: pass_len});
+    const cost = evaluate("serving.pass_cost_per_token_usd", at, key, xs);
+    const tc = evaluate("serving.pass_compute_time_s", at, key, xs), tm = evaluate("serving.pass_memory_time_s", at, key, xs);
+    const tp = evaluate("serving.pass_time_s", at, key, xs);
+    return {x: xs, cost: cost.map((c) => c * 1e6), compute: cost.map((c, i) => c * 1e6 * tc[i] / tp[i]),
+            memory: cost.map((c, i) => c * 1e6 * tm[i] / tp[i]), tc: tc, tm: tm};
+  }
+
+  function servingFigure(spec, s) {
+    const D = spec.data, hi = spec.controls.find((c) => c.name === "chip").options.indexOf(s.chip);
+    // as the widget cell: deploy("DeepSeek (lecture)", chip, "fp4", price=...) with the model's sizes and cache set
+    const v = Object.assign(deployment(D.deployments, 0, hi, 0),
+                            {price: s.price, n_active: s.n_active, n_total: Math.max(s.n_total, s.n_active), kv_bytes: s.kv});
+    const contexts = linspace(...D.contexts), last = contexts[contexts.length - 1];
+    const y = passPerToken(v, s.batch, contexts, 1);
+    const atStep = evaluate("serving.pass_cost_per_token_usd", Object.assign({}, v, {batch: s.batch, len_ctx: D.step_tokens, pass_len: 1}));
+    const price = contexts.map((L) => (L <= D.step_tokens ? atStep : atStep * (1 + D.premium)) * 1e6);
+    // context_wall: the context at which the batch that fits, max_batch_n, is this batch
+    const wall = evaluate("decode.max_batch_n", Object.assign({}, v, {len_ctx: 1})) / s.batch;
+    const top = Math.max(Math.max(...price), Math.max(...y.cost));
+    const left = {x: contexts.map((L) => L / 1e3), compute: y.compute, memory: y.memory, cost: y.cost, price: price,
+                  wall: Math.min(wall, last) / 1e3, xmax: last / 1e3, ylim: [0, niceAbove(top * 1.15)]};
+    const r = passPerToken(v, s.decode_batch, s.context, geomspace(...D.pass_lengths));
+    const lo = Math.min(Math.min(...r.compute) / 30, r.memory[0]), up = Math.max(Math.max(...r.compute), Math.max(...r.memory));
+    const right = {x: r.x, compute: r.compute, memory: r.memory, cost: r.cost, dot: r.cost[0],
+                   ylim: [Math.pow(10, Math.floor(Math.log10(lo))), Math.pow(10, Math.ceil(Math.log10(up)))]};
+    const gap = r.tm[0] / r.tc[0];
+    const cross = evaluate("decode.balance_context_tokens", v);
+    const state = gap > 1 ? `memory-bound (${pyFixed(gap, 1)}x compute); prefill passes of ${pyFixed(gap, 0, true)}+ tokens are compute-bound`
+                          : `compute-bound (memory ${pyFixed(gap, 2)}x compute)`;
+    const title = `Left, batch ${pyFixed(s.batch, 0, true)}: KV fetch = compute at ${pyFixed(cross / 1e3, 0, true)}K tokens. ` +
+      `Right, batch ${pyFixed(s.decode_batch, 0, true)} at ${pyFixed(s.context / 1e3, 0, true)}K:\ndecode is ${state}`;
+    return {left: left, right: right, marker: s.context / 1e3, gap: gap, title: title, label: title};
+  }
+
+  const SERVING = {compute: "#1f77b4", memory: "#ff7f0e", cost: "#000000", price: "#d62728", wall: "#d9d9d9", grey: "#808080"};
+
+  function drawServing(spec, s, p) {
+    const L = p.left, R = p.right, K = SERVING;
+    const titles = p.title.split("\n").map((line, i) =>
+      `<text x="380" y="${14 + 16 * i}" text-anchor="middle">${esc(line)}</text>`).join("");
+    const usd = (t) => String(+t.toPrecision(6));
+    const costs = panel({id: "rl-serving-0", box: [72, 46, 280, 222], xlim: [0, L.xmax], ylim: L.ylim,
+                         xlabel: "context (thousand tokens)", ylabel: "USD per million output tokens",
+                         yticks: niceTicks(L.ylim[0], L.ylim[1], 5).map((t) => ({v: t, label: usd(t)})),
+                         spans: [{x0: L.wall, x1: L.xmax, color: K.wall}],
+                         lines: [{x: L.x, y: L.memory, color: K.memory, width: 1.5},
+                                 {x: L.x, y: L.cost, color: K.cost, width: 2},
+                                 {x: L.x, y: L.price, color: K.price, width: 1.5, dash: "5 3", step: "post"},
+                                 {x: L.x, y: L.compute, color: K.compute, width: 1.5}],
+                         vlines: [{x: p.marker, color: K.grey, dash: "1.5 2.5"}]});
+    const passes = panel({id: "rl-serving-1", box: [452, 46, 288, 222], xlog: true, ylog: true,
+                          xlim: [R.x[0], R.x[R.x.length - 1]], ylim: R.ylim,
+                          xlabel: "pass length (tokens per sequence)", ylabel: "USD per million tokens",
+                          lines: [{x: R.x, y: R.memory, color: K.memory, width: 1.5},
+                                  {x: R.x, y: R.cost, color: K.cost, width: 2, dash: "5 3"},
+                                  {x: R.x, y: R.compute, color: K.compute, width: 1.5}],
+                          points: [{x: 1, y: R.dot, color: K.cost, r: 3.5}]});
+    return titles + costs + passes;
+  }
+
+  // -- chapter 7: activations held over a training step, stored, checkpointed and reversible -------------
+  /* roofline.figures.revnet.memory_timeline: the bytes held over one step, as step points (t, bytes), time in
+   * forward passes of one layer, a layer's backward `backward` of them. Each held value is a registered
+   * equation: training_activation_bytes of the kind at the layers held so far; in the forward pass of the
+   * recomputing kinds, less the one layer they rebuild in the backward (layer_activation_bytes). A schedule,
+   * not a formula. */
+  function activationTimeline(D, shape, kind) {
+    const L = shape.n_layers, bwd = D.backward, t = [0], held = [0];
+    const step = (duration, value) => { t.push(t[t.length - 1] + duration); held.push(value); };
+    const kept = (n) => evaluate(D.held[kind], Object.assign({}, shape, {n_layers: n}));
+    const layer = evaluate(D.layer, shape);
+    if (kind === "stored") {
+      for (let i = 0; i < L; i++) step(1, kept(i + 1));       // layer i writes its activations
+      for (let j = L - 1; j >= 0; j--) step(bwd, kept(j + 1)); // layer j's backward; freed as it ends
+      step(0, 0);
+    } else if (kind === "checkpointed") {
+      for (let i = 0; i < L; i++) step(1, kept(i + 1) - layer);  // layer inputs
+      for (let j = L - 1; j >= 0; j--) {
+        step(1, kept(j + 1));                                  // layer j rebuilt from its input
+        step(bwd, kept(j + 1));                                // backpropagated; then freed with its input
+      }
+      step(0, 0);
+    } else {
+      const streams = kept(L) - layer;                         // the two streams
+      for (let i = 0; i < L; i++) step(1, streams);
+      for (let j = L - 1; j >= 0; j--) {
+        step(1, kept(L));                                      // block j inverted, its activations rebuilt
+        step(bwd, kept(L));
+      }
+      step(0, streams);
+    }
+    return {t: t, held: held};
+  }
+
+  /* roofline.figures.revnet._nice_ceiling: the smallest of 1, 2, 5 x 10^k at or above x */
+  function niceCeiling(x) {
+    const k = Math.floor(Math.log10(x));
+    return [1, 2, 5, 10].map((m) => m * Math.pow(10, k)).find((y) => y >= x * (1 - 1e-12));
+  }
+
+  /* The widget's TimelineFigure.update: the three timelines, time as a share of the stored step. */
+  function revnetFigure(spec, s) {
+    const D = spec.data;
+    const shape = {n_layers: s.n_layers, d_model: s.d_model, n_heads: Math.floor(s.d_model / D.head_dim),
+                   micro_batch: s.micro_batch, len_ctx: s.len_ctx, saved_act_bytes: s.saved_act_bytes};
+    const out = {t: {}, gb: {}, peaks: {}, hbm: D.hbm_bytes / D.gb};
+    let span = null;
+    D.kinds.forEach((kind) => {
+      const line = activationTimeline(D, shape, kind);
+      span = span || line.t[line.t.length - 1];  // the stored step's length
+      out.t[kind] = line.t.map((x) => x / span);
+      out.gb[kind] = line.held.map((b) => b / D.gb);
+      out.peaks[kind] = Math.max(...line.held) / D.gb;
+    });
+    out.ylim = [0, niceCeiling(Math.max(out.peaks.stored, out.hbm) * 1.08)];
+    const gb = (x) => (x >= 10 ? pyFixed(x, 1, true) : pyFixed(x, 2));
+    out.title = `${s.n_layers} layers, width ${pyFixed(s.d_model, 0, true)}, batch ${s.micro_batch} x ` +
+      `${pyFixed(s.len_ctx, 0, true)} tokens, ${s.saved_act_bytes} B/value: peaks ` +
+      `${D.kinds.map((k) => gb(out.peaks[k])).join(" / ")} GB`;
+    out.label = out.title;
+    return out;
+  }
+
+  const REVNET = {stored: "#d62728", checkpointed: "#ff7f0e", reversible: "#1f77b4", hbm: "#808080", marks: "#d9d9d9"};
+
+  function drawRevnet(spec, s, p) {
+    const ticks = niceTicks(0, 1.4, 7).map((t) => ({v: t, label: String(+t.toPrecision(6))}));
+    return `<text x="380" y="14" text-anchor="middle">${esc(p.title)}</text>` +
+      panel({id: "rl-revnet", box: [72, 30, 660, 230], xlim: [0, 1.4], ylim: p.ylim, xticks: ticks,
+             yticks: niceTicks(p.ylim[0], p.ylim[1], 5).map((t) => ({v: t, label: String(+t.toPrecision(6))})),
+             xlabel: "time (share of the stored step)", ylabel: "activations held (GB)",
+             vlines: [{x: 1, color: REVNET.marks, dash: "", width: 0.8}, {x: 4 / 3, color: REVNET.marks, dash: "", width: 0.8}],
+             hlines: [{y: p.hbm, color: REVNET.hbm, width: 1}],
+             lines: spec.data.kinds.map((k) => ({x: p.t[k], y: p.gb[k], color: REVNET[k], width: 1.5, step: "pre"}))});
+  }
+
   // -- a figure described by its spec alone (roofline.web.Plot): chapter 4, and any chapter like it ---
   const color = (name) => C[name] || name;
 
@@ -720,18 +905,31 @@
                                   ["equal costs, vs rule of 20", C.total, {dash: "1.5 2.5"}],
                                   ["equal costs, vs the law", C.usage], ["minimum, vs the law", C.opt, {width: 2}],
                                   ["traffic", C.grey, {dash: "2 2"}]])},
+    serving: {compute: servingFigure, draw: drawServing, height: 318,
+              key: () => legend([["compute", SERVING.compute], ["memory (weights + KV)", SERVING.memory],
+                                 ["cost (the max)", SERVING.cost], ["two-tier price", SERVING.price, {dash: "5 3"}],
+                                 ["cache does not fit", SERVING.wall, {width: 8}],
+                                 ["context of the right panel", SERVING.grey, {dash: "1.5 2.5"}],
+                                 ["decode (one token per pass)", SERVING.cost, {line: false, marker: {color: SERVING.cost}}]])},
+    revnet: {compute: revnetFigure, draw: drawRevnet, height: 310,
+             key: (spec) => legend(spec.data.kinds.map((k, i) => [spec.data.labels[i], REVNET[k]])
+                                   .concat([["HBM of one GPU", REVNET.hbm, {dash: "5 3"}]]))},
   };
 
-  /* The static PNG this live figure redraws: the output of the nearest code cell above the placeholder, in the
-   * same section with only text between, if it is one image (a cell of several frames is a comparison and
-   * stays). Hidden (a class) once the live figure is drawn; without JavaScript it shows. */
+  /* The static PNG this live figure redraws: the image in the output of the nearest code cell above the
+   * placeholder, in the same section with only text between, if it shows one image (a cell of several frames is
+   * a comparison and stays; text it prints stays). Hidden (a class) once the live figure is drawn; without
+   * JavaScript it shows. */
   function hideStatic(root) {
     for (let el = root.previousElementSibling; el; el = el.previousElementSibling) {
       if (el.matches("div.cell")) {
         const out = el.querySelector(":scope > div.cell_output");
-        if (!out || out.children.length !== 1 || out.querySelectorAll("img").length !== 1) return null;
-        out.classList.add("roofline-static-replaced");
-        return out;
+        if (!out || out.querySelectorAll("img").length !== 1) return null;
+        let img = out.querySelector("img");
+        while (img.parentElement !== out) img = img.parentElement;  // its output block
+        const hidden = out.children.length === 1 ? out : img;
+        hidden.classList.add("roofline-static-replaced");
+        return hidden;
       }
       if (!el.matches("p, ul, ol, blockquote")) return null;  // a heading, an equation, a table: another topic
     }
@@ -761,7 +959,7 @@
     svg.setAttribute("role", "img");
     const keyBox = document.createElement("div");
     keyBox.className = "roofline-live-legend";
-    keyBox.innerHTML = fig.key();
+    keyBox.innerHTML = fig.key(spec);
     const redraw = () => {
       const t0 = performance.now();
       const plotted = fig.compute(spec, state);
@@ -775,7 +973,7 @@
     root.appendChild(keyBox);
     redraw();
     const replaced = hideStatic(root);
-    entry.replaced = replaced ? replaced.querySelector("img").getAttribute("src") : null;
+    entry.replaced = replaced ? (replaced.matches("img") ? replaced : replaced.querySelector("img")).getAttribute("src") : null;
   }
 
   function start() {

@@ -64,7 +64,7 @@ def keep(name, value, fmt=",.0f", unit=""):
         raise ValueError(f"name must be an identifier-like str for {{glue:}}; got {_check.short(name)}")
     if isinstance(value, str):
         _glue(name, value)
-        print(f"{name} = {value}")
+        print(f"{name} = {value} {unit}".rstrip())
         return
     try:
         number = float(value)  # sympy numbers and numpy scalars too

@@ -109,6 +109,15 @@ cache_cost_usd = EQUATIONS["cache_cost_usd"]
 drain_time_s = EQUATIONS["drain_time_s"]
 
 
+DEEPSEEK_V32_DSA = dict(
+    topk=2048, index_key_bytes_per_layer=132, latent_fp8_bytes_per_layer=656, layers=61,
+    source="github:deepseek-ai/DeepSeek-V3.2-Exp README and inference/model.py: the indexer keeps a 128-byte FP8 "
+           "key plus a 4-byte FP32 scale per layer and token and scores every cached token; the main attention "
+           "reads the top 2,048 of V3's latent cache, stored in FP8 as 656 bytes per layer (512 FP8 + 4 FP32 "
+           "scales + 64 BF16 rope; FlashMLA's layout)")
+"""DeepSeek Sparse Attention's cache, per token (shared/reference models.csv, DeepSeek-V3.2 row)."""
+
+
 def usd_per_million(usd_per_token):
     """A cost per token as USD per million tokens, the unit of price lists."""
     return usd_per_token * 1e6

@@ -19,8 +19,8 @@ deployment's values by keyword, the chips an expert layer uses). A figure that i
 curves of equations against one keyword per panel is described whole by a
 :class:`Plot` (chapter 4's is) and needs no script of its own; a figure with more
 (chapter 1's balance point and memory wall, chapter 3's timelines, chapter 5's
-optimum found by bisection) adds a ``compute`` and a ``draw`` function to the
-script's ``FIGURES``, which call the generated equations and type no formula.
+optimum found by bisection, chapter 6's price step, chapter 7's memory timelines) adds a ``compute`` and a
+``draw`` function to the script's ``FIGURES``, which call the generated equations and type no formula.
 
 Adding a chapter's live figure
 ------------------------------
@@ -37,7 +37,7 @@ Adding a chapter's live figure
 >>> print(js_function(roofline_eq("pipeline.bubble_fraction")))
 function (n_stages, n_micro) { return (n_stages - 1)/(n_stages + n_micro - 1); }
 >>> sorted(LIVE)
-['decode', 'memory', 'moe', 'pipeline', 'training']
+['decode', 'memory', 'moe', 'pipeline', 'revnet', 'serving', 'training']
 """
 
 import dataclasses
@@ -51,8 +51,9 @@ import numpy as np
 import sympy as sp
 from sympy.printing.jscode import JavascriptCodePrinter
 
-from . import equations, hardware, lecture, models, moe, pipeline, registry, symbols, training
-from .figures import decode as fig_decode, memory as fig_memory, moe as fig_moe, training as fig_training
+from . import equations, hardware, lecture, models, moe, pipeline, registry, revnet, serving, symbols, training
+from .figures import decode as fig_decode, memory as fig_memory, moe as fig_moe, revnet as fig_revnet
+from .figures import serving as fig_serving, training as fig_training
 from .notebook import deploy
 
 GENERATED = "roofline-generated.js"
@@ -147,8 +148,9 @@ def js_function(eq):
 class Control:
     """One control of a live figure, as the chapter's ipywidgets cell has it.
 
-    ``kind`` is 'select' (a dropdown or toggle buttons: ``options``), 'range' (a slider over
-    ``grid``, its positions low to high; ``log`` for a FloatLogSlider) or 'check' (a check box).
+    ``kind`` is 'select' (a dropdown or toggle buttons: ``options``, shown as ``labels`` where the
+    widget's options are (label, value) pairs), 'range' (a slider over ``grid``, its positions low to
+    high; ``log`` for a FloatLogSlider; a SelectionSlider's options as the grid) or 'check' (a check box).
     ``label`` is the ipywidgets ``description``: the lecture's term.
     """
 
@@ -159,12 +161,15 @@ class Control:
     options: tuple = ()
     grid: tuple = ()
     log: bool = False
+    labels: tuple = ()
 
     def __post_init__(self):
         if self.kind == "select" and self.value not in self.options:
             raise ValueError(f"control {self.name}: value {self.value!r} is not one of {self.options}")
         if self.kind == "range" and self.value not in self.grid:
             raise ValueError(f"control {self.name}: value {self.value!r} is not on its grid")
+        if self.labels and len(self.labels) != len(self.options):
+            raise ValueError(f"control {self.name}: {len(self.labels)} labels for {len(self.options)} options")
         if self.kind not in ("select", "range", "check"):
             raise ValueError(f"control {self.name}: kind must be 'select', 'range' or 'check'; got {self.kind!r}")
 
@@ -173,8 +178,20 @@ class Control:
 
 
 def select(name, label, options, value):
-    """A dropdown (ipywidgets Dropdown or ToggleButtons)."""
-    return Control(name, label, "select", value, options=tuple(options))
+    """A dropdown (ipywidgets Dropdown or ToggleButtons); ``options`` as the widget's: values, or (label, value) pairs."""
+    options = tuple(options)
+    if options and all(isinstance(o, tuple) for o in options):
+        return Control(name, label, "select", value, options=tuple(v for _, v in options),
+                       labels=tuple(str(t) for t, _ in options))
+    return Control(name, label, "select", value, options=options)
+
+
+def selection_slider(name, label, options, value):
+    """An ipywidgets SelectionSlider of numbers: a slider over ``options``, low to high."""
+    grid = tuple(_compact(o) for o in options)
+    if list(grid) != sorted(grid):
+        raise ValueError(f"control {name}: a selection slider's options must rise; got {grid}")
+    return Control(name, label, "range", _compact(value), grid=grid)
 
 
 def int_slider(name, label, low, high, value, step=1):
@@ -580,9 +597,98 @@ def _training_live():
                 "traffic (right).")
 
 
+# -- chapter 6: cost per token against context under a two-tier price, and against pass length ----------
+_SERVING_EQS = ("serving.pass_compute_time_s", "serving.pass_memory_time_s", "serving.pass_time_s",
+                "serving.pass_cost_per_token_usd", "decode.max_batch_n", "decode.balance_context_tokens")
+_SERVING_MODEL, _SERVING_PRECISION = "DeepSeek (lecture)", "fp4"  # chapter 6's widget: deploy(model, chip, "fp4")
+_SERVING_BATCH, _SERVING_CONTEXT = 16384, 32768  # chapter 6's figure: a large batch, a 32K context
+
+
+def serving_chips():
+    """The chips chapter 6's controls offer: those with a rental price."""
+    return tuple(h for h in hardware.names() if hardware.get(h).price_usd_per_hour)
+
+
+def _serving_data(live):
+    given = ("batch", "len_ctx", "pass_len", "n_active", "n_total", "kv_bytes", "price")
+    keys = _keys(map(roofline_eq, live.equations), given)
+    params = inspect.signature(fig_serving.ServingFigure.__init__).parameters
+    return {"deployments": deployments((_SERVING_MODEL,), serving_chips(), (_SERVING_PRECISION,), keys),
+            "contexts": list(fig_serving.CONTEXTS), "pass_lengths": list(fig_serving.PASS_LENGTHS),
+            "step_tokens": _number(params["step_tokens"].default), "premium": _number(params["premium"].default)}
+
+
+def _serving_start():
+    """Chapter 6's figure's start, as its notebook computes it: the KV bytes that put GB200's crossover at the
+    price step, and the decode batch at which decode's memory time is ``output_input`` times its compute."""
+    ch6 = lecture.CH6
+    values = dict(deploy(_SERVING_MODEL, "GB200", _SERVING_PRECISION).values)
+    k_step = serving.kv_bytes_at_crossover(n_active=ch6["n_active"].value, mem_bw=values["mem_bw"],
+                                           flops=values["flops"], len_ctx=ch6["price_step_tokens"].value)
+    values.update(n_active=ch6["n_active"].value, n_total=10 * ch6["n_active"].value, kv_bytes=k_step,
+                  len_ctx=_SERVING_CONTEXT)
+    one = {symbols.pass_len: 1}
+    t_mem, t_comp = serving.pass_memory_time_s.expr.subs(one), serving.pass_compute_time_s.expr.subs(one)
+    b = sp.solve(sp.Eq(t_mem, ch6["output_input"].value * t_comp), symbols.B)[0]
+    b = float(b.subs({symbols.TABLE[a].symbol: v for a, v in values.items() if a in symbols.TABLE}))
+    return float(k_step), b
+
+
+def _serving_live():
+    k_step, b5 = _serving_start()
+    controls = (
+        log_slider("n_active", "N active", 10, 12, 1e11),
+        log_slider("n_total", "N total", 10, 13, 1e12),
+        log_slider("kv", "KV B/token", 2, 6, k_step),
+        select("chip", "hardware", serving_chips(), "GB200"),
+        float_slider("price", "$/GPU-h", 0.5, 10, 2.0, 0.25),
+        log_slider("batch", "batch", 1, 5, _SERVING_BATCH),
+        log_slider("decode_batch", "decode B", 0, 5, b5),
+        log_slider("context", "len_ctx", 3, 6, _SERVING_CONTEXT),
+    )
+    return Live("serving", "06_api_pricing", _SERVING_EQS, controls, _serving_data,
+                "Cost per output token against context under a two-tier price (left); cost per token against "
+                "pass length (right).")
+
+
+# -- chapter 7: activations held over a training step, stored, checkpointed and reversible ------------------
+_REVNET_VARIANT = {"scores": "flash", "dropout": "off"}  # TimelineFigure's defaults: FlashAttention, no dropout
+_REVNET_LAYER = equation_id(revnet.layer_activation_bytes.under(**_REVNET_VARIANT))
+_REVNET_HELD = {k: equation_id(revnet.training_activation_bytes.under(activations=k, **_REVNET_VARIANT))
+                for k in fig_revnet.KINDS}
+HEAD_DIM = 128  # chapter 7's widget cell: heads of 128 dimensions (n_heads = d_model // 128)
+
+
+def _revnet_data(live):
+    params = inspect.signature(fig_revnet.TimelineFigure.__init__).parameters
+    drawn = {"scores": params["scores"].default, "dropout": params["dropout"].default}
+    if drawn != _REVNET_VARIANT:
+        raise ValueError(f"TimelineFigure draws {drawn}; the page draws {_REVNET_VARIANT}: update _REVNET_VARIANT")
+    return {"kinds": list(fig_revnet.KINDS), "labels": [fig_revnet.LABELS[k] for k in fig_revnet.KINDS],
+            "backward": _number(training.BACKWARD_FLOPS_PER_PARAM / training.FORWARD_FLOPS_PER_PARAM),
+            "layer": _REVNET_LAYER, "held": _REVNET_HELD, "head_dim": HEAD_DIM, "gb": fig_revnet.GB,
+            "hbm_bytes": _number(hardware.get("H100").hbm_bytes)}
+
+
+def _revnet_live():
+    llama = models.get("Llama 3.1 70B")  # chapter 7's shape: GPT-style layers at Llama 3.1 70B's width and depth
+    controls = (
+        int_slider("n_layers", "layers", 1, 160, llama.layers),
+        selection_slider("d_model", "width D", (1024, 2048, 4096, 8192, 12288, 16384), llama.hidden_size),
+        int_slider("micro_batch", "micro b", 1, 32, 1),
+        selection_slider("len_ctx", "length L", [2 ** k for k in range(9, 20)], 4096),
+        select("saved_act_bytes", "bytes/act.", (("FP32 (4 B)", 4), ("BF16 (2 B)", 2), ("FP8 (1 B)", 1)), 2),
+    )
+    return Live("revnet", "07_crypto_and_nets", (_REVNET_LAYER, *_REVNET_HELD.values()), controls, _revnet_data,
+                "Activations held over one training step: stored, checkpointed and reversible.")
+
+
 LIVE = {live.key: live for live in (_decode_live(), _moe_live(), _pipeline_live(), _memory_live(),
-                                    _training_live())}
-"""Every chapter's live figure on the published page, by the name its placeholder uses."""
+                                    _training_live(), _serving_live(), _revnet_live())}
+"""Every chapter's live figure on the published page, by the name its placeholder uses.
+
+:meta hide-value:
+"""
 
 
 # -- the generated script -----------------------------------------------------------------------

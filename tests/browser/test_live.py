@@ -6,11 +6,14 @@ keyboard (arrow keys, Page Down, Home, End, Space) or, for dropdowns, set to eac
 after every move, every plotted value is compared with what the chapter's ipywidgets cell would
 plot, computed by the library's numpy functions, to a relative 1e-9. The same sweep runs again
 from a second starting point (a sliding-window model, the refined terms; for chapter 5 the other loss law
-and a small model). Chapter 5's figure is also compared with the widget's own matplotlib figure: its axes'
-ranges and its two-line title, character for character. Each redraw, from the
+and a small model; for chapter 6 a chip without FP4 and a cache that fits only short contexts; for chapter 7
+a deep, wide, long-sequence shape in FP32). Chapters 5, 6 and 7 are also compared with the widget's own
+matplotlib figure: its axes' ranges and its title, character for character. Each redraw, from the
 control's event to the new SVG laid out, must take well under 50 ms (median under 12.5 ms,
 95th percentile under 50 ms); the times and the page's weight (HTML,
-images and the live scripts) go to ``_build/live_figures.txt``.
+images and the live scripts) go to ``_build/live_figures.txt``. Where the static PNG just above a placeholder
+is the same figure (chapters 1, 3, 5, 6 and 7), it is hidden once the live figure is drawn, and shows with
+JavaScript off.
 """
 
 import dataclasses
@@ -23,7 +26,8 @@ import numpy as np
 import pytest
 
 from roofline import hardware, models, moe, pipeline, web
-from roofline.figures import decode as fig_decode, memory as fig_memory, moe as fig_moe, training as fig_training
+from roofline.figures import decode as fig_decode, memory as fig_memory, moe as fig_moe, revnet as fig_revnet
+from roofline.figures import serving as fig_serving, training as fig_training
 from roofline.notebook import deploy
 
 from conftest import LIVE_REPORT, write_live_report
@@ -33,12 +37,18 @@ pytestmark = pytest.mark.browser
 
 REL = 1e-9
 MAX_REDRAW_MS = 50.0
+REPLACES_STATIC = {"decode", "pipeline", "training", "serving", "revnet"}  # the static PNG just above is the same
+# figure, and is hidden (chapter 6's cell prints text above its image: the text stays)
+# (chapter 2's cell above shows two frames, a comparison; chapter 4's is in the section before: both stay)
 SECOND_START = {  # a second sweep: a model with sliding-window layers (its KV bytes depend on the context)
     "decode": {"model": "gpt-oss-120b", "chip": "H100", "refined": True},
     "moe": {"model": "gpt-oss-120b", "chip": "H100", "racks": 2},
     "pipeline": {"kind": "gpipe", "stages": 5},
     "memory": {"model": "gpt-oss-120b", "chip": "B200", "gpus": 16},
     "training": {"law_name": "hoffmann", "n_active": 10 ** 9.5, "months": 12.0, "decode_mfu": 0.1},
+    # a chip without FP4 (the weights fall back to FP8), a cache that fits only short contexts, decode compute-bound
+    "serving": {"chip": "H100", "kv": 10 ** 4.5, "batch": 10 ** 3.0, "decode_batch": 10 ** 4.5, "n_total": 10 ** 10.5},
+    "revnet": {"n_layers": 7, "d_model": 16384, "len_ctx": 2 ** 19, "micro_batch": 32, "saved_act_bytes": 4},
 }
 
 
@@ -167,9 +177,65 @@ def got_training(p):
                   "marker": right["marker"], "title": p["title"]}
 
 
+@functools.cache
+def serving_figure():
+    """Chapter 6's widget's figure (its starting values aside: every check sets them all)."""
+    d = deploy("DeepSeek (lecture)", "GB200", "fp4")
+    return fig_serving.ServingFigure(dict(d.values, n_active=1e11, n_total=1e12, kv_bytes=800.0), batch=16384,
+                                     len_ctx=32768, decode_batch=646)
+
+
+def expect_serving(s, p):
+    """What chapter 6's widget cell plots: its show(), then the figure's lines, span, axes and title."""
+    fig = serving_figure()
+    d = deploy("DeepSeek (lecture)", s["chip"], "fp4", price=s["price"])
+    vals = dict(d.values, n_active=s["n_active"], n_total=max(s["n_total"], s["n_active"]), kv_bytes=s["kv"])
+    fig.update(values=vals, batch=s["batch"], len_ctx=s["context"], decode_batch=s["decode_batch"])
+    left, right = fig.axes
+    wall = fig.left["wall"]
+    out = {f"left.{k}": fig.left[k].get_ydata() for k in ("compute", "memory", "cost", "price")}
+    out |= {f"right.{k}": fig.right[k].get_ydata() for k in ("compute", "memory", "cost")}
+    return out | {"left.x": fig.left["cost"].get_xdata(), "right.x": fig.right["cost"].get_xdata(),
+                  "left.wall": [wall.get_x(), wall.get_x() + wall.get_width()], "right.dot": fig.right["decode"].get_ydata()[0],
+                  "marker": fig.marker.get_xdata()[0], "left.ylim": left.get_ylim(), "right.ylim": right.get_ylim(),
+                  "title": fig.title.get_text()}
+
+
+def got_serving(p):
+    left, right = p["left"], p["right"]
+    out = {f"left.{k}": left[k] for k in ("compute", "memory", "cost", "price", "ylim")}
+    out |= {f"right.{k}": right[k] for k in ("compute", "memory", "cost", "ylim")}
+    return out | {"left.x": left["x"], "right.x": right["x"], "left.wall": [left["wall"], left["xmax"]],
+                  "right.dot": right["dot"], "marker": p["marker"], "title": p["title"]}
+
+
+@functools.cache
+def revnet_figure():
+    return fig_revnet.TimelineFigure(n_layers=80, d_model=8192, n_heads=64, micro_batch=1, len_ctx=4096,
+                                     saved_act_bytes=2, hbm_bytes=hardware.get("H100").hbm_bytes)
+
+
+def expect_revnet(s, p):
+    """What chapter 7's widget cell plots: its show() (heads of 128 dims), then the figure's three timelines."""
+    fig = revnet_figure()
+    fig.update(n_heads=s["d_model"] // 128, **s)
+    out = {}
+    for kind, line in fig.lines.items():
+        out[f"t.{kind}"], out[f"gb.{kind}"] = line.get_xdata(), line.get_ydata()
+    return out | {"ylim": fig.axes[0].get_ylim(), "hbm": fig.hbm.get_ydata()[0], "title": fig.title.get_text()}
+
+
+def got_revnet(p):
+    out = {}
+    for kind in p["t"]:
+        out[f"t.{kind}"], out[f"gb.{kind}"] = p["t"][kind], p["gb"][kind]
+    return out | {"ylim": p["ylim"], "hbm": p["hbm"], "title": p["title"]}
+
+
 EXPECT = {"decode": (expect_decode, got_decode), "moe": (expect_moe, got_moe),
           "pipeline": (expect_pipeline, got_pipeline), "memory": (expect_memory, got_memory),
-          "training": (expect_training, got_training)}
+          "training": (expect_training, got_training), "serving": (expect_serving, got_serving),
+          "revnet": (expect_revnet, got_revnet)}
 
 
 def mismatches(got, want):
@@ -241,6 +307,11 @@ def test_live_figure(key, browser, base_url, html_dir, out_dir):
 
         check("loading")
         assert page.locator(f"div.roofline-live[data-figure={key}] svg.roofline-live-plot").count() == 1
+        replaced = page.evaluate(f"() => window.rooflineLive[{key!r}].replaced")
+        assert (replaced is not None) == (key in REPLACES_STATIC), f"{key}: static PNG replaced: {replaced}"
+        if replaced:
+            assert page.locator(f'img[src="{replaced}"]').count() == 1
+            assert not page.locator(f'img[src="{replaced}"]').is_visible(), f"{key}: {replaced} still shows"
 
         # reachable with the keyboard: Tab walks the controls in order
         ids = [control_id(key, c.name)[1:] for c in live.controls]
@@ -265,7 +336,7 @@ def test_live_figure(key, browser, base_url, html_dir, out_dir):
                         loc.focus()
                         page.keyboard.press(what)
                     else:
-                        loc.select_option(what)
+                        loc.select_option(str(what))
                     values.add(repr(check(f"{how} {what} on {control.name}")[control.name]))
                     n_checks += 1
                 assert len(values) > 1, f"{key}.{control.name}: the keyboard did not move it"
@@ -307,6 +378,27 @@ def test_live_figure(key, browser, base_url, html_dir, out_dir):
             assert slow < MAX_REDRAW_MS, f"{key}: 95th percentile {what} {slow:.1f} ms"
         assert not external, f"{key}: requests to other hosts: {external}"
         assert not errors, f"{key}: console errors: {errors}"
+    finally:
+        context.close()
+
+
+def test_static_figures_stay_without_javascript(browser, base_url):
+    """A reader without JavaScript sees every chapter's static PNG (nothing hidden) and no live figure."""
+    context = browser.new_context(java_script_enabled=False)
+    block_other_hosts(context, [])
+    page = context.new_page()
+    try:
+        for key in sorted(REPLACES_STATIC):
+            page.goto(f"{base_url}notebooks/{web.LIVE[key].chapter}.html")
+            assert page.locator(".roofline-static-replaced").count() == 0
+            assert page.locator(f"div.roofline-live[data-figure={key}] svg").count() == 0
+            root = page.locator(f"div.roofline-live[data-figure={key}]")
+            assert root.evaluate("""el => {  // the nearest cell above shows its one image
+                let c = el.previousElementSibling;
+                while (c && !c.matches('div.cell')) c = c.previousElementSibling;
+                const img = c && c.querySelector('div.cell_output img');
+                return !!img && img.getBoundingClientRect().height > 0;
+            }"""), f"{key}: no visible static PNG above the placeholder"
     finally:
         context.close()
 

@@ -244,6 +244,11 @@ def draw_timeline(ax, n_layers, d_model, n_heads, micro_batch, len_ctx, saved_ac
     return art
 
 
+def _gb(v):
+    """GB as the chapter's prose writes them: 85.9, 6.44, 1.21 (three figures below 10)."""
+    return f"{v:,.1f}" if v >= 10 else f"{v:.2f}"
+
+
 def _nice_ceiling(x):
     """The smallest of 1, 2, 5 x 10^k at or above x (so y ranges repeat and their backgrounds are reused)."""
     k = np.floor(np.log10(x))
@@ -294,7 +299,7 @@ class TimelineFigure(LiveFigure):
         s = self.shape
         self.title.set_text(f"{s['n_layers']:g} layers, width {s['d_model']:,.0f}, batch {s['micro_batch']:g} x "
                             f"{s['len_ctx']:,.0f} tokens, {s['saved_act_bytes']:g} B/value: peaks "
-                            f"{peaks['stored']:,.1f} / {peaks['checkpointed']:,.1f} / {peaks['reversible']:,.1f} GB")
+                            f"{' / '.join(_gb(peaks[k]) for k in KINDS)} GB")
         self._request_redraw()
         return peaks["stored"]
 

@@ -11,6 +11,10 @@ from .live import LiveFigure
 
 COLORS = {"compute": "tab:blue", "memory": "tab:orange", "total": "black", "price": "tab:red",
           "wall": "0.85"}
+CONTEXTS = (1e3, 1e6, 400)
+"""The left panel's contexts in tokens, from and to, in this many even steps (``numpy.linspace``)."""
+PASS_LENGTHS = (1, 1e5, 200)
+"""The right panel's pass lengths in tokens, from and to, in this many geometric steps (``numpy.geomspace``)."""
 
 
 def _per_token(values, batch, len_ctx, pass_len=1):
@@ -39,12 +43,12 @@ def context_wall(values, batch):
 
 def draw_cost_vs_context(ax, values, batch, step_tokens, premium, contexts=None):
     """Cost per output token (decode) against context, with a two-tier price drawn above it (01:34:03)."""
-    contexts = np.linspace(1e3, 1e6, 400) if contexts is None else np.asarray(contexts, float)
+    contexts = np.linspace(*CONTEXTS) if contexts is None else np.asarray(contexts, float)
     y = _per_token(values, batch, contexts)
     usd = values["n_chips"] * values["price"] / 3600  # the replica's chips, per second
     lines = {
         "compute": ax.plot(contexts / 1e3, y["compute"] * usd * 1e6, color=COLORS["compute"],
-                           label="compute")[0],
+                           label="compute", zorder=3)[0],
         "memory": ax.plot(contexts / 1e3, y["memory"] * usd * 1e6, color=COLORS["memory"],
                           label="memory (weights + KV)")[0],
         "cost": ax.plot(contexts / 1e3, y["cost"] * 1e6, color=COLORS["total"], lw=2, label="cost (the max)")[0],
@@ -60,13 +64,13 @@ def draw_cost_vs_context(ax, values, batch, step_tokens, premium, contexts=None)
 
 def draw_cost_vs_pass_len(ax, values, batch, len_ctx, lengths=None):
     """Cost per token against pass length: compute flat, memory falling as 1/l (01:45:30)."""
-    lengths = np.geomspace(1, 1e5, 200) if lengths is None else np.asarray(lengths, float)
+    lengths = np.geomspace(*PASS_LENGTHS) if lengths is None else np.asarray(lengths, float)
     y = _per_token(values, batch, len_ctx, lengths)
     usd = values["n_chips"] * values["price"] / 3600
     lines = {
-        "compute": ax.plot(lengths, y["compute"] * usd * 1e6, color=COLORS["compute"], label="compute")[0],
+        "compute": ax.plot(lengths, y["compute"] * usd * 1e6, color=COLORS["compute"], label="compute", zorder=3)[0],
         "memory": ax.plot(lengths, y["memory"] * usd * 1e6, color=COLORS["memory"], label="memory")[0],
-        "cost": ax.plot(lengths, y["cost"] * 1e6, color=COLORS["total"], lw=2, label="cost")[0],
+        "cost": ax.plot(lengths, y["cost"] * 1e6, color=COLORS["total"], lw=2, ls="--", label="cost")[0],
         "decode": ax.plot([1], [y["cost"][0] * 1e6], "o", color="black", ms=6)[0],
     }
     ax.set(xscale="log", yscale="log", xlabel="pass length (tokens per sequence)",
@@ -98,36 +102,52 @@ def draw_drain_times(ax, tiers, marks=()):
     ax.invert_yaxis()
     for seconds, label in marks:
         ax.axvline(seconds, color="tab:red", ls="--", lw=1)
-        ax.annotate(label, (seconds, len(tiers) - 0.5), xytext=(3, 0), textcoords="offset points", fontsize=9,
-                    color="tab:red", va="bottom")
+        ax.annotate(label, (seconds, -0.6), xytext=(3, 0), textcoords="offset points", fontsize=10,
+                    color="tab:red", va="bottom", annotation_clip=False)
     ax.set(xscale="log", xlabel="drain time, s (capacity / read bandwidth)")
     return times
+
+
+def draw_hold_retrieve(ax, share):
+    """The lecture's timeline (02:02:36): a token held for a while, then read back; the two costs balance when the
+    read takes ``share`` of the hold, the share of the device's capacity the token occupies."""
+    ax.add_patch(Rectangle((0, 0), 1, 1, facecolor="tab:blue", alpha=0.35, edgecolor="black"))
+    ax.add_patch(Rectangle((1, 0), share, 1, facecolor="tab:orange", alpha=0.6, edgecolor="black"))
+    ax.text(0.5, 0.5, "hold: the token fills a share of the capacity", ha="center", va="center", fontsize=10)
+    ax.annotate("retrieve: the same share\nof the bandwidth's time", (1 + share / 2, 1), xytext=(0, 8),
+                textcoords="offset points", ha="center", va="bottom", fontsize=10)
+    ax.set(xlim=(0, 1 + share), ylim=(0, 1.9), xticks=[], yticks=[])
+    ax.set_xlabel("time")
+    for side in ax.spines.values():
+        side.set_visible(False)
 
 
 class ServingFigure(LiveFigure):
     """Cost against context under a two-tier price (left) and against pass length (right), for a widget."""
 
-    def __init__(self, values, batch, len_ctx, step_tokens=200e3, premium=0.5, *, figsize=(7.0, 3.8), dpi=100):
+    def __init__(self, values, batch, len_ctx, step_tokens=200e3, premium=0.5, decode_batch=None, *,
+                 figsize=(7.0, 3.8), dpi=100):
         self.fig = Figure(figsize=figsize, dpi=dpi)
         FigureCanvasAgg(self.fig)
         self.axes = tuple(self.fig.subplots(1, 2))
         self.fig.subplots_adjust(left=0.1, right=0.98, bottom=0.33, top=0.88, wspace=0.35)
         self.values, self.batch, self.len_ctx = dict(values), batch, len_ctx
+        self.decode_batch = batch if decode_batch is None else decode_batch
         self.step_tokens, self.premium = step_tokens, premium
         self.left = draw_cost_vs_context(self.axes[0], self.values, batch, step_tokens, premium)
-        self.marker = self.axes[0].axvline(len_ctx / 1e3, color="gray", ls=":", lw=1)
-        self.right = draw_cost_vs_pass_len(self.axes[1], self.values, batch, len_ctx)
-        handles = [self.left[k] for k in ("compute", "memory", "cost", "price", "wall")]
+        self.marker = self.axes[0].axvline(len_ctx / 1e3, color="gray", ls=":", lw=1, label="context of the right panel")
+        self.right = draw_cost_vs_pass_len(self.axes[1], self.values, self.decode_batch, len_ctx)
+        handles = [self.left[k] for k in ("compute", "memory", "cost", "price", "wall")] + [self.marker]
         self.fig.legend(handles, [h.get_label() for h in handles], loc="lower center", ncols=3, fontsize=9,
                         frameon=False)
         self.title = self.fig.suptitle("", fontsize=10)
         self.update()
 
-    def update(self, values=None, batch=None, len_ctx=None):
+    def update(self, values=None, batch=None, len_ctx=None, decode_batch=None):
         """Redraw with any input changed; returns decode's memory time over compute time at the context."""
         if values is not None:
             self.values = dict(values)
-        for name, value in (("batch", batch), ("len_ctx", len_ctx)):
+        for name, value in (("batch", batch), ("len_ctx", len_ctx), ("decode_batch", decode_batch)):
             if value is not None:
                 setattr(self, name, _check.check_value(name, value))
         v, b = self.values, self.batch
@@ -146,7 +166,7 @@ class ServingFigure(LiveFigure):
         top = max(price.max(), y["cost"][contexts <= contexts[-1]].max() * 1e6)
         self.axes[0].set_ylim(0, _nice(top * 1.15))
         lengths = self.right["cost"].get_xdata()
-        r = _per_token(v, b, self.len_ctx, lengths)
+        r = _per_token(v, self.decode_batch, self.len_ctx, lengths)
         self.right["compute"].set_ydata(r["compute"] * usd * 1e6)
         self.right["memory"].set_ydata(r["memory"] * usd * 1e6)
         self.right["cost"].set_ydata(r["cost"] * 1e6)
@@ -158,8 +178,8 @@ class ServingFigure(LiveFigure):
         cross = decode.balance_context_tokens(**{a: v[a] for a in decode.balance_context_tokens.args})
         state = (f"memory-bound ({gap:.1f}x compute); prefill passes of {gap:,.0f}+ tokens are compute-bound"
                  if gap > 1 else f"compute-bound (memory {gap:.2f}x compute)")
-        self.title.set_text(f"KV fetch = compute at {cross / 1e3:,.0f}K tokens of context. At {self.len_ctx / 1e3:,.0f}K "
-                            f"and batch {b:,.0f},\ndecode is {state}")
+        self.title.set_text(f"Left, batch {b:,.0f}: KV fetch = compute at {cross / 1e3:,.0f}K tokens. Right, "
+                            f"batch {self.decode_batch:,.0f} at {self.len_ctx / 1e3:,.0f}K:\ndecode is {state}")
         self._request_redraw()
         return gap
 
