@@ -678,7 +678,8 @@
     const lo = Math.min(Math.min(...r.compute) / 30, r.memory[0]), up = Math.max(Math.max(...r.compute), Math.max(...r.memory));
     const right = {x: r.x, compute: r.compute, memory: r.memory, cost: r.cost, dot: r.cost[0],
                    ylim: [Math.pow(10, Math.floor(Math.log10(lo))), Math.pow(10, Math.ceil(Math.log10(up)))]};
-    const gap = r.tm[0] / r.tc[0];
+    const tokens = s.decode_batch * r.x[0];  // decode's memory time over its compute time, as the figure divides
+    const gap = (r.tm[0] / tokens) / (r.tc[0] / tokens);
     const cross = evaluate("decode.balance_context_tokens", v);
     const state = gap > 1 ? `memory-bound (${pyFixed(gap, 1)}x compute); prefill passes of ${pyFixed(gap, 0, true)}+ tokens are compute-bound`
                           : `compute-bound (memory ${pyFixed(gap, 2)}x compute)`;
@@ -706,6 +707,7 @@
     const passes = panel({id: "rl-serving-1", box: [452, 46, 288, 222], xlog: true, ylog: true,
                           xlim: [R.x[0], R.x[R.x.length - 1]], ylim: R.ylim,
                           xlabel: "pass length (tokens per sequence)", ylabel: "USD per million tokens",
+                          xfmt: pow10, yfmt: pow10,
                           lines: [{x: R.x, y: R.memory, color: K.memory, width: 1.5},
                                   {x: R.x, y: R.cost, color: K.cost, width: 2, dash: "5 3"},
                                   {x: R.x, y: R.compute, color: K.compute, width: 1.5}],

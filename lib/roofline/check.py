@@ -37,6 +37,9 @@ def check(answer, expected, rel_tol=0.05, what="answer", why=""):
         if not _real(rel_tol) or not 0 <= float(rel_tol) < math.inf:
             print(f"✗ {what}: rel_tol must be a finite number >= 0; got {short(rel_tol)}.")
             return False
+        if answer is None:
+            print(f"· {what}: no answer yet; replace None with yours and run the cell again.")
+            return False
         if not _real(answer):
             print(f"✗ {what}: expected a number, got {short(answer)}.")
             return False
