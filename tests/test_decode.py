@@ -272,9 +272,10 @@ def test_numeric_functions_are_lambdified_from_the_expressions():
     for fn in equations.every_variant():
         values = {a: float(rng.uniform(1, 10)) for a in fn.args}
         for relation, _ in fn.requires:  # x <= y: swap a pair drawn the wrong way round
-            if relation.rhs.is_number:  # x <= a constant
+            if relation.rhs.is_number:  # x <= a constant, or x >= one
                 name = symbols.by_symbol(relation.lhs).keyword
-                values[name] = min(values[name], float(relation.rhs))
+                pick = max if isinstance(relation, (sp.GreaterThan, sp.StrictGreaterThan)) else min
+                values[name] = pick(values[name], float(relation.rhs))
                 continue
             x, y = (symbols.by_symbol(v).keyword for v in (relation.lhs, relation.rhs))
             values[x], values[y] = sorted((values[x], values[y]))

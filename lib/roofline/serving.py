@@ -58,7 +58,8 @@ def build():
     usd = USD
     return {
         "kv_bytes_at_crossover": Spec(k_cross, "byte/token", "KV bytes per token that put the compute-to-KV "
-                                      "crossover at len_ctx: 2 N_active W / (F L) (01:38:22).", _B),
+                                      "crossover at len_ctx: 2 N_active W / (F L) (01:38:22).", _B,
+                                      infinite="inf at len_ctx = 0: an empty context never reaches compute"),
         "kv_bytes_architecture": Spec(arch, "byte/token", "KV bytes per token from the architecture: layers with "
                                       "their own cache x 2 x d_head x KV heads x bytes (01:40:52).", _B),
         "kv_bytes_read": Spec(kv_bytes / attn_sparsity, "byte/token", "KV bytes read per token of context under "
