@@ -202,7 +202,7 @@ def test_serving_offers_the_priced_chips_and_the_figures_axes():
     d = deploy("DeepSeek (lecture)", "GB200", "fp4")
     k = live.control("kv").value
     assert k == pytest.approx(800, rel=1e-12)  # GB200's crossover at the 200K price step
-    v = dict(d.values, n_active=1e11, n_total=1e12, kv_bytes=k, len_ctx=32768.0, pass_len=1.0,
+    v = dict(d.values, n_active=1e11, n_total=1e12, kv_bytes=k, len_ctx=32000.0, pass_len=1.0,
              batch=live.control("decode_batch").value)
     ratio = serving.pass_memory_over_compute(**{a: v[a] for a in serving.pass_memory_over_compute.args})
     assert ratio == pytest.approx(5, rel=1e-12)  # decode five times memory-bound (the output/input price ratio)

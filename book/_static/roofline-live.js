@@ -19,7 +19,7 @@
   const SVGNS = "http://www.w3.org/2000/svg";
   const C = {compute: "#d62728", weights: "#1f77b4", kv: "#2ca02c", memory: "#9467bd", total: "#000000",
              comm: "#ff7f0e", wall: "#e0e0e0", grey: "#737373", fwd: "#1f77b4", bwd: "#d62728", idle: "#e6e6e6",
-             pre: "#1f77b4", usage: "#ff7f0e", opt: "#2ca02c"};
+             pre: "#1f77b4", usage: "#ff7f0e", opt: "#2ca02c", equal: "#9467bd"};
 
   // -- evaluating the generated equations ------------------------------------------------------
   function equation(id) {
@@ -65,11 +65,6 @@
   const scale = (xs, f) => xs.map((x) => x * f);
 
   // -- formatting ----------------------------------------------------------------------------
-  function short(x) {  // 1, 10, 1k, 1M, 10B, 0.001 (the library's tick labels)
-    const units = [[1e12, "T"], [1e9, "B"], [1e6, "M"], [1e3, "k"]];
-    for (const [s, u] of units) if (x >= s) return +(x / s).toPrecision(6) + u;
-    return String(+x.toPrecision(6));
-  }
   const whole = (x) => Math.round(x).toLocaleString("en-US");
   /* Python's format(x, ",.0f"): the nearest whole number, a tie to the even one, thousands separated */
   function fixed0(x) {
@@ -90,6 +85,22 @@
     }
     return (x < 0 || Object.is(x, -0) ? "-" : "") + s;  // Python keeps the sign of a negative that rounds to 0
   }
+  /* roofline.figures.live.count: a count (tokens, parameters, sequences) in three significant figures with K, M,
+   * B or T (160, 4.1K, 32.8K, 1.2M, 100B), the same steps and rounding, so the page and the widget agree. Every
+   * readout, title and tick of a count on the page is written by it. */
+  const UNITS = [[1e12, "T"], [1e9, "B"], [1e6, "M"], [1e3, "K"], [1, ""]];
+  function count(x) {
+    const trim = (t) => (t.indexOf(".") < 0 ? t : t.replace(/0+$/, "").replace(/\.$/, ""));
+    if (!(x >= 1)) return trim(pyFixed(x, 3, true));
+    for (let i = 0; i < UNITS.length; i++) {
+      const [scale, unit] = UNITS[i];
+      if (x >= scale) {
+        const y = x / scale, text = trim(pyFixed(y, y >= 100 ? 0 : y >= 10 ? 1 : 2, true));
+        return text === "1,000" && i > 0 ? "1" + UNITS[i - 1][1] : text + unit;
+      }
+    }
+  }
+  const short = count;  // tick labels
   const pow10 = (t) => `10<tspan dy="-6" font-size="9">${Math.round(Math.log10(t))}</tspan>`;  // tick label
   const pct = (x, d) => (100 * x).toFixed(d) + "%";
   const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
@@ -129,9 +140,10 @@
       let d = "", pen = false;
       if (l.step) l = Object.assign({}, l, stairs(l.x, l.y, l.step));
       for (let i = 0; i < l.x.length; i++) {
-        const ok = isFinite(l.y[i]) && (!o.ylog || l.y[i] > 0);
+        const zero = o.ylog && l.floor && l.y[i] <= 0;  // drawn just below the axis, as matplotlib clips it
+        const ok = isFinite(l.y[i]) && (!o.ylog || l.y[i] > 0 || zero);
         if (!ok) { pen = false; continue; }
-        const px = tx(l.x[i]), py = Math.max(-1e4, Math.min(1e4, ty(l.y[i])));
+        const px = tx(l.x[i]), py = zero ? Y + H + 2 : Math.max(-1e4, Math.min(1e4, ty(l.y[i])));
         d += (pen ? "L" : "M") + px.toFixed(2) + " " + py.toFixed(2);
         pen = true;
       }
@@ -228,11 +240,14 @@
   }
 
   // -- controls --------------------------------------------------------------------------------
-  function formatControl(c, v) {
+  /* A slider's readout: a log slider's value as count() writes it (50M tokens/s, 100B parameters, 16.4K), a whole
+   * number with thousands separated (8,192), any other to three figures (1/3 as 0.333). A control with `at_least`
+   * shows the value used, the larger of its own and the other control's. */
+  function formatControl(c, v, state) {
     if (c.kind !== "range") return String(v);
-    if (c.log && v >= 1e7) return short(+v.toPrecision(3));  // 50M tokens/s, 100B parameters
-    if (c.log) return v >= 100 ? whole(v) : String(+v.toPrecision(4));
-    return Number.isInteger(v) ? String(v) : String(+v.toPrecision(3));  // 1/3 as 0.333
+    if (c.at_least && state && state[c.at_least] > v) return `${count(state[c.at_least])} (= ${c.floorLabel})`;
+    if (c.log) return count(v);
+    return Number.isInteger(v) ? whole(v) : String(+v.toPrecision(3));
   }
 
   /* The controls of spec `spec`, as labelled native inputs; `changed(name)` after each move. */
@@ -240,8 +255,14 @@
     const form = document.createElement("form");
     form.className = "roofline-live-controls";
     form.addEventListener("submit", (e) => e.preventDefault());
+    const shows = {};
+    const moved = (name) => {  // readouts that depend on the control moved
+      spec.controls.forEach((d) => { if (d.at_least === name) shows[d.name](); });
+      changed(name);
+    };
     spec.controls.forEach((c) => {
       const id = `roofline-${key}-${c.name}`;
+      if (c.at_least) c.floorLabel = spec.controls.find((d) => d.name === c.at_least).label;
       const label = document.createElement("label");
       label.htmlFor = id;
       const text = document.createElement("span");
@@ -257,12 +278,12 @@
           input.appendChild(opt);
         });
         input.value = String(state[c.name]);
-        input.addEventListener("change", () => { state[c.name] = c.options[input.selectedIndex]; changed(c.name); });
+        input.addEventListener("change", () => { state[c.name] = c.options[input.selectedIndex]; moved(c.name); });
       } else if (c.kind === "check") {
         input = document.createElement("input");
         input.type = "checkbox";
         input.checked = state[c.name];
-        input.addEventListener("change", () => { state[c.name] = input.checked; changed(c.name); });
+        input.addEventListener("change", () => { state[c.name] = input.checked; moved(c.name); });
         label.insertBefore(input, text);
       } else {
         input = document.createElement("input");
@@ -273,12 +294,12 @@
         input.value = c.grid.indexOf(state[c.name]);
         const out = document.createElement("output");
         out.htmlFor = id;
-        const show = () => {
-          out.textContent = formatControl(c, state[c.name]);
+        const show = (shows[c.name] = () => {
+          out.textContent = formatControl(c, state[c.name], state);
           input.setAttribute("aria-valuetext", out.textContent);
-        };
+        });
         show();
-        input.addEventListener("input", () => { state[c.name] = c.grid[+input.value]; show(); changed(c.name); });
+        input.addEventListener("input", () => { state[c.name] = c.grid[+input.value]; show(); moved(c.name); });
         label.appendChild(input);
         label.appendChild(out);
       }
@@ -337,8 +358,8 @@
     const at = terms([b]);
     out.regime = at.compute[0] >= at.weights[0] + at.kv[0] ? "compute-bound"
       : (at.weights[0] >= at.kv[0] ? "weight-bound" : "KV-bound");
-    const fits = b <= out.wall ? "KV fits" : `KV does NOT fit (max B ${whole(out.wall)})`;
-    out.label = `${s.model}\n${v.n_chips} x ${s.chip}, ${v.precision}\nB = ${whole(b)}, L = ${whole(L)}\n${out.regime}; ${fits}`;
+    const fits = b <= out.wall ? "KV fits" : `KV does NOT fit (max B ${count(out.wall)})`;
+    out.label = `${s.model}\n${v.n_chips} x ${s.chip}, ${v.precision}\nB = ${count(b)}, L = ${count(L)}\n${out.regime}; ${fits}`;
     return out;
   }
 
@@ -404,7 +425,7 @@
     out.regime = Object.keys(three).reduce((a, k) => (three[k] > three[a] ? k : a));
     const share = at.comm[0] / Math.max(at.compute[0], at.memory[0]);
     const fits = b <= out.wall ? "KV fits" : "KV does NOT fit";
-    out.label = `${s.model}, ${v.n_chips} x ${s.chip} in ${v.n_racks} rack(s)\nB = ${whole(b)}, L = ${whole(s.context)}; ${fits}\n` +
+    out.label = `${s.model}, ${v.n_chips} x ${s.chip} in ${v.n_racks} rack(s)\nB = ${count(b)}, L = ${count(s.context)}; ${fits}\n` +
                 `all-to-all = ${pct(share, 0)} of the step without it`;
     return out;
   }
@@ -582,7 +603,8 @@
                   equal: [cmp.heuristic.tokens_pre, cmp.heuristic.total], best: [cmp.optimum.tokens_pre, cmp.optimum.total],
                   chin: [chin.tokens_pre, evaluate("training.pretrain_flops", chin)]};
     left.xlim = [decadeBelow(tokens[0]), decadeAbove(tokens[tokens.length - 1])];
-    left.ylim = [decadeBelow(cmp.optimum.total / 3), decadeAbove(cmp.optimum.total * 30)];
+    // the minimum's total, and the Chinchilla point at the bottom of the pre-training curve, in view
+    left.ylim = [decadeBelow(Math.min(cmp.optimum.total, left.chin[1]) / 3), decadeAbove(cmp.optimum.total * 30)];
     // right: the same comparison at every traffic of the axis
     const served = evaluate("training.tokens_served", deploy, "traffic", D.traffic);
     const all = compareTraining(law, N, served, eta);
@@ -597,11 +619,11 @@
     right.ylim = [Math.pow(10, Math.min(-1, Math.floor(Math.log10(Math.min(...every))))), decadeAbove(Math.max(...every))];
     const dRl = evaluate("training.equal_cost_rl_tokens", {tokens_pre: cmp.heuristic.tokens_pre, decode_mfu: eta,
                                                            rl_flops: s.rl_flops});
-    const t = (x) => (x >= 1e12 ? fixed0(x / 1e12) + "T" : fixed0(x / 1e9) + "B");
+    const t = count;
     const title = `${t(N)} parameters serving ${t(dInf)} tokens. Equal costs: train on ${t(cmp.heuristic.tokens_pre)} ` +
       `(${fixed0(cmp.overtraining_heuristic)}x), RL on ${t(dRl)}.\n` +
       `Minimum: ${t(cmp.optimum.n_active)} on ${t(cmp.optimum.tokens_pre)} (${fixed0(cmp.overtraining_optimum)}x); ` +
-      `equal costs cost ${fixed0(cmp.excess_cost * 100)}% more.`;
+      `the equal-cost model costs ${fixed0(cmp.excess_cost * 100)}% more.`;
     return {left: left, right: right, title: title, label: title, comparison: cmp, tokens_inf: dInf, tokens_rl: dRl};
   }
 
@@ -616,18 +638,18 @@
                          lines: [{x, y: L.pre, color: C.pre, width: 1.5}, {x, y: L.usage, color: C.usage, width: 1.5},
                                  {x, y: L.total, color: C.total, width: 2}],
                          points: [{x: L.chin[0], y: L.chin[1], shape: "triangle", color: C.pre, edge, r: 4.5},
-                                  {x: L.equal[0], y: L.equal[1], shape: "square", color: C.usage, edge, r: 4},
+                                  {x: L.equal[0], y: L.equal[1], shape: "square", color: C.equal, edge, r: 4},
                                   {x: L.best[0], y: L.best[1], color: C.opt, edge, r: 4.5}]});
     const tx = R.traffic;
     const factors = panel({id: "rl-training-1", box: [452, 46, 288, 222], xlog: true, ylog: true, xlim: R.xlim, ylim: R.ylim,
                            xlabel: "traffic per model (tokens/s)", ylabel: "over-training factor",
-                           lines: [{x: tx, y: R.heuristic, color: C.usage, width: 1.5},
+                           lines: [{x: tx, y: R.heuristic, color: C.equal, width: 1.5},
                                    {x: tx, y: R.rule, color: C.total, width: 1.5, dash: "1.5 2.5"},
                                    {x: tx, y: R.optimum, color: C.opt, width: 2}],
                            hlines: [{y: 1, color: C.grey, width: 0.8, dash: ""}],
                            vlines: [{x: R.marker, color: C.grey}],
                            texts: [{x: 1.3e6, y: 1, above: 3, text: "Chinchilla-optimal", color: C.grey, size: 11}],
-                           points: [{x: R.marker, y: R.dots[0], color: C.usage, edge, r: 4},
+                           points: [{x: R.marker, y: R.dots[0], color: C.equal, edge, r: 4},
                                     {x: R.marker, y: R.dots[1], color: C.opt, edge, r: 4}]});
     return titles + costs + factors;
   }
@@ -681,10 +703,10 @@
     const tokens = s.decode_batch * r.x[0];  // decode's memory time over its compute time, as the figure divides
     const gap = (r.tm[0] / tokens) / (r.tc[0] / tokens);
     const cross = evaluate("decode.balance_context_tokens", v);
-    const state = gap > 1 ? `memory-bound (${pyFixed(gap, 1)}x compute); prefill passes of ${pyFixed(gap, 0, true)}+ tokens are compute-bound`
+    const state = gap > 1 ? `memory-bound (${pyFixed(gap, 1, true)}x compute); prefill passes of ${count(gap)}+ tokens are compute-bound`
                           : `compute-bound (memory ${pyFixed(gap, 2)}x compute)`;
-    const title = `Left, batch ${pyFixed(s.batch, 0, true)}: KV fetch = compute at ${pyFixed(cross / 1e3, 0, true)}K tokens. ` +
-      `Right, batch ${pyFixed(s.decode_batch, 0, true)} at ${pyFixed(s.context / 1e3, 0, true)}K:\ndecode is ${state}`;
+    const title = `Left, batch ${count(s.batch)}: KV fetch = compute at ${count(cross)} tokens. ` +
+      `Right, decode batch ${count(s.decode_batch)} at ${count(s.context)} tokens:\ndecode is ${state}`;
     return {left: left, right: right, marker: s.context / 1e3, gap: gap, title: title, label: title};
   }
 
@@ -694,7 +716,7 @@
     const L = p.left, R = p.right, K = SERVING;
     const titles = p.title.split("\n").map((line, i) =>
       `<text x="380" y="${14 + 16 * i}" text-anchor="middle">${esc(line)}</text>`).join("");
-    const usd = (t) => String(+t.toPrecision(6));
+    const usd = count;
     const costs = panel({id: "rl-serving-0", box: [72, 46, 280, 222], xlim: [0, L.xmax], ylim: L.ylim,
                          xlabel: "context (thousand tokens)", ylabel: "USD per million output tokens",
                          yticks: niceTicks(L.ylim[0], L.ylim[1], 5).map((t) => ({v: t, label: usd(t)})),
@@ -709,7 +731,7 @@
                           xlabel: "pass length (tokens per sequence)", ylabel: "USD per million tokens",
                           xfmt: pow10, yfmt: pow10,
                           lines: [{x: R.x, y: R.memory, color: K.memory, width: 1.5},
-                                  {x: R.x, y: R.cost, color: K.cost, width: 2, dash: "5 3"},
+                                  {x: R.x, y: R.cost, color: K.cost, width: 2},
                                   {x: R.x, y: R.compute, color: K.compute, width: 1.5}],
                           points: [{x: 1, y: R.dot, color: K.cost, r: 3.5}]});
     return titles + costs + passes;
@@ -749,10 +771,27 @@
     return {t: t, held: held};
   }
 
-  /* roofline.figures.revnet._nice_ceiling: the smallest of 1, 2, 5 x 10^k at or above x */
-  function niceCeiling(x) {
-    const k = Math.floor(Math.log10(x));
-    return [1, 2, 5, 10].map((m) => m * Math.pow(10, k)).find((y) => y >= x * (1 - 1e-12));
+  /* roofline.figures.revnet.log_limits: the ladder's step at or below 1/1.1 of the least value, at or above 1.1 times
+   * the largest */
+  function logLimits(values, ladder) {
+    const lo = Math.min(...values) / 1.1, hi = Math.max(...values) * 1.1;
+    const kLo = Math.pow(10, Math.floor(Math.log10(lo))), kHi = Math.pow(10, Math.floor(Math.log10(hi)));
+    const below = Math.max(...ladder.map((m) => m * kLo).filter((y) => y <= lo * (1 + 1e-12)));
+    const above = Math.min(...ladder.concat([10]).map((m) => m * kHi).filter((y) => y >= hi * (1 - 1e-12)));
+    return [below, above];
+  }
+
+  /* Log-axis ticks inside [lo, hi]: the powers of ten, or where fewer than two, 1, 2 and 5 times them */
+  function logTicks(lo, hi) {
+    const inside = (ms) => {
+      const out = [];
+      for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++) {
+        ms.forEach((m) => { const t = m * Math.pow(10, e); if (t >= lo * (1 - 1e-9) && t <= hi * (1 + 1e-9)) out.push(t); });
+      }
+      return out;
+    };
+    const decades = inside([1]);
+    return decades.length >= 2 ? decades : inside([1, 2, 5]);
   }
 
   /* The widget's TimelineFigure.update: the three timelines, time as a share of the stored step. */
@@ -761,6 +800,7 @@
     const shape = {n_layers: s.n_layers, d_model: s.d_model, n_heads: Math.floor(s.d_model / D.head_dim),
                    micro_batch: s.micro_batch, len_ctx: s.len_ctx, saved_act_bytes: s.saved_act_bytes};
     const out = {t: {}, gb: {}, peaks: {}, hbm: D.hbm_bytes / D.gb};
+    const least = [out.hbm];
     let span = null;
     D.kinds.forEach((kind) => {
       const line = activationTimeline(D, shape, kind);
@@ -768,8 +808,9 @@
       out.t[kind] = line.t.map((x) => x / span);
       out.gb[kind] = line.held.map((b) => b / D.gb);
       out.peaks[kind] = Math.max(...line.held) / D.gb;
+      least.push(Math.min(...line.held.filter((b) => b > 0)) / D.gb);
     });
-    out.ylim = [0, niceCeiling(Math.max(out.peaks.stored, out.hbm) * 1.08)];
+    out.ylim = logLimits(least.concat([out.peaks.stored, out.hbm]), D.ladder);
     const gb = (x) => (x >= 10 ? pyFixed(x, 1, true) : pyFixed(x, 2));
     out.title = `${s.n_layers} layers, width ${pyFixed(s.d_model, 0, true)}, batch ${s.micro_batch} x ` +
       `${pyFixed(s.len_ctx, 0, true)} tokens, ${s.saved_act_bytes} B/value: peaks ` +
@@ -783,12 +824,12 @@
   function drawRevnet(spec, s, p) {
     const ticks = niceTicks(0, 1.4, 7).map((t) => ({v: t, label: String(+t.toPrecision(6))}));
     return `<text x="380" y="14" text-anchor="middle">${esc(p.title)}</text>` +
-      panel({id: "rl-revnet", box: [72, 30, 660, 230], xlim: [0, 1.4], ylim: p.ylim, xticks: ticks,
-             yticks: niceTicks(p.ylim[0], p.ylim[1], 5).map((t) => ({v: t, label: String(+t.toPrecision(6))})),
+      panel({id: "rl-revnet", box: [72, 30, 660, 230], xlim: [0, 1.4], ylim: p.ylim, ylog: true, xticks: ticks,
+             yticks: logTicks(p.ylim[0], p.ylim[1]).map((t) => ({v: t, label: count(t)})),
              xlabel: "time (share of the stored step)", ylabel: "activations held (GB)",
              vlines: [{x: 1, color: REVNET.marks, dash: "", width: 0.8}, {x: 4 / 3, color: REVNET.marks, dash: "", width: 0.8}],
              hlines: [{y: p.hbm, color: REVNET.hbm, width: 1}],
-             lines: spec.data.kinds.map((k) => ({x: p.t[k], y: p.gb[k], color: REVNET[k], width: 1.5, step: "pre"}))});
+             lines: spec.data.kinds.map((k) => ({x: p.t[k], y: p.gb[k], color: REVNET[k], width: 1.5, step: "pre", floor: true}))});
   }
 
   // -- a figure described by its spec alone (roofline.web.Plot): chapter 4, and any chapter like it ---
@@ -902,10 +943,10 @@
     training: {compute: trainingFigure, draw: drawTraining, height: 318,
                key: () => legend([["pre-training 6ND", C.pre], ["serving 2N D_inf/η", C.usage], ["total", C.total],
                                   ["Chinchilla-optimal", C.pre, {line: false, marker: {shape: "triangle", color: C.pre, edge: "#000"}}],
-                                  ["equal costs (lecture)", C.usage, {line: false, marker: {shape: "square", color: C.usage, edge: "#000"}}],
+                                  ["equal costs (lecture)", C.equal, {line: false, marker: {shape: "square", color: C.equal, edge: "#000"}}],
                                   ["minimum", C.opt, {line: false, marker: {color: C.opt, edge: "#000"}}],
                                   ["equal costs, vs rule of 20", C.total, {dash: "1.5 2.5"}],
-                                  ["equal costs, vs the law", C.usage], ["minimum, vs the law", C.opt, {width: 2}],
+                                  ["equal costs, vs the law", C.equal], ["minimum, vs the law", C.opt, {width: 2}],
                                   ["traffic", C.grey, {dash: "2 2"}]])},
     serving: {compute: servingFigure, draw: drawServing, height: 318,
               key: () => legend([["compute", SERVING.compute], ["memory (weights + KV)", SERVING.memory],
@@ -915,7 +956,7 @@
                                  ["decode (one token per pass)", SERVING.cost, {line: false, marker: {color: SERVING.cost}}]])},
     revnet: {compute: revnetFigure, draw: drawRevnet, height: 310,
              key: (spec) => legend(spec.data.kinds.map((k, i) => [spec.data.labels[i], REVNET[k]])
-                                   .concat([["HBM of one GPU", REVNET.hbm, {dash: "5 3"}]]))},
+                                   .concat([[spec.data.hbm_label, REVNET.hbm, {dash: "5 3"}]]))},
   };
 
   /* The static PNG this live figure redraws: the image in the output of the nearest code cell above the

@@ -151,7 +151,9 @@ class Control:
     ``kind`` is 'select' (a dropdown or toggle buttons: ``options``, shown as ``labels`` where the
     widget's options are (label, value) pairs), 'range' (a slider over ``grid``, its positions low to
     high; ``log`` for a FloatLogSlider; a SelectionSlider's options as the grid) or 'check' (a check box).
-    ``label`` is the ipywidgets ``description``: the lecture's term.
+    ``label`` is the ipywidgets ``description``: the lecture's term. ``at_least``: the name of another
+    control whose value this one's takes the larger of (chapter 6's N total, at least N active): the page's
+    readout shows the value used.
     """
 
     name: str
@@ -162,6 +164,7 @@ class Control:
     grid: tuple = ()
     log: bool = False
     labels: tuple = ()
+    at_least: str = ""
 
     def __post_init__(self):
         if self.kind == "select" and self.value not in self.options:
@@ -174,7 +177,7 @@ class Control:
             raise ValueError(f"control {self.name}: kind must be 'select', 'range' or 'check'; got {self.kind!r}")
 
     def as_json(self):
-        return {k: v for k, v in dataclasses.asdict(self).items() if v not in ((), None) or k == "value"}
+        return {k: v for k, v in dataclasses.asdict(self).items() if v not in ((), None, "") or k == "value"}
 
 
 def select(name, label, options, value):
@@ -588,9 +591,9 @@ def _training_live():
         log_slider("n_active", "N active", 9, 12, lecture.CH5["n_active"].value),
         log_slider("traffic", "tokens/s", 6, 10, lecture.CH5["traffic_model"].value),
         float_slider("months", "months", 0.5, 24, month_s, 0.5),
-        float_slider("rl_flops", "f_RL", 2, 6, 3, 0.5),
+        float_slider("rl_flops", "f_RL (title: RL tokens)", 2, 6, 3, 0.5),
         float_slider("decode_mfu", "decode MFU", 0.05, 1, 1 / 3, 0.05),
-        select("law_name", "law", tuple(training.LOSS_LAWS), "epoch"),
+        select("law_name", "law", tuple((fig_training.LAW_LABELS[k], k) for k in training.LOSS_LAWS), "epoch"),
     )
     return Live("training", "05_overtraining", _TRAINING_EQS, controls, _training_data,
                 "Costs of the lecture model's quality against pre-training tokens (left); over-training against "
@@ -601,7 +604,7 @@ def _training_live():
 _SERVING_EQS = ("serving.pass_compute_time_s", "serving.pass_memory_time_s", "serving.pass_time_s",
                 "serving.pass_cost_per_token_usd", "decode.max_batch_n", "decode.balance_context_tokens")
 _SERVING_MODEL, _SERVING_PRECISION = "DeepSeek (lecture)", "fp4"  # chapter 6's widget: deploy(model, chip, "fp4")
-_SERVING_BATCH, _SERVING_CONTEXT = 16384, 32768  # chapter 6's figure: a large batch, a 32K context
+_SERVING_BATCH, _SERVING_CONTEXT = 16384, 32000  # chapter 6's figure: a large batch, a 32K context
 
 
 def serving_chips():
@@ -638,13 +641,13 @@ def _serving_live():
     k_step, b5 = _serving_start()
     controls = (
         log_slider("n_active", "N active", 10, 12, 1e11),
-        log_slider("n_total", "N total", 10, 13, 1e12),
-        log_slider("kv", "KV B/token", 2, 6, k_step),
-        select("chip", "hardware", serving_chips(), "GB200"),
+        dataclasses.replace(log_slider("n_total", "N total (≥ N active)", 10, 13, 1e12), at_least="n_active"),
+        log_slider("kv", "KV bytes/token", 2, 6, k_step),
+        select("chip", "hardware (per GPU/chip)", serving_chips(), "GB200"),
         float_slider("price", "$/GPU-h", 0.5, 10, 2.0, 0.25),
-        log_slider("batch", "batch", 1, 5, _SERVING_BATCH),
-        log_slider("decode_batch", "decode B", 0, 5, b5),
-        log_slider("context", "len_ctx", 3, 6, _SERVING_CONTEXT),
+        log_slider("batch", "batch (left)", 1, 5, _SERVING_BATCH),
+        log_slider("decode_batch", "decode batch (right)", 0, 5, b5),
+        log_slider("context", "context (right)", 3, 6, _SERVING_CONTEXT),
     )
     return Live("serving", "06_api_pricing", _SERVING_EQS, controls, _serving_data,
                 "Cost per output token against context under a two-tier price (left); cost per token against "
@@ -667,7 +670,9 @@ def _revnet_data(live):
     return {"kinds": list(fig_revnet.KINDS), "labels": [fig_revnet.LABELS[k] for k in fig_revnet.KINDS],
             "backward": _number(training.BACKWARD_FLOPS_PER_PARAM / training.FORWARD_FLOPS_PER_PARAM),
             "layer": _REVNET_LAYER, "held": _REVNET_HELD, "head_dim": HEAD_DIM, "gb": fig_revnet.GB,
-            "hbm_bytes": _number(hardware.get("H100").hbm_bytes)}
+            "hbm_bytes": _number(hardware.get("H100").hbm_bytes),
+            "hbm_label": fig_revnet.hbm_label(hardware.get("H100").hbm_bytes, "H100"),
+            "ladder": list(fig_revnet.LADDER)}
 
 
 def _revnet_live():

@@ -6,6 +6,32 @@ import numpy as np
 from matplotlib.backend_bases import FigureCanvasBase
 
 
+_UNITS = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K"), (1.0, ""))
+
+
+def count(x):
+    """A count (tokens, parameters, sequences) as every live figure and the published page write it: three
+    significant figures with K, M, B or T (``160``, ``4.1K``, ``96K``, ``32.8K``, ``1.2M``, ``100B``).
+
+    The page's script (``book/_static/roofline-live.js``, ``count``) does the same steps, so the two agree
+    character for character: the value over its unit, 2, 1 or 0 decimals as it is below 10, 100 or not,
+    rounded as Python's ``format`` rounds, trailing zeros dropped; a value that rounds up to 1,000 of one
+    unit is 1 of the next.
+
+    >>> [count(x) for x in (0, 0.5, 1, 160, 999.7, 4096, 32768, 96e3, 1.2e6, 1e11, 2.592e14)]
+    ['0', '0.5', '1', '160', '1K', '4.1K', '32.8K', '96K', '1.2M', '100B', '259T']
+    """
+    x = float(x)
+    trim = lambda t: t.rstrip("0").rstrip(".") if "." in t else t  # noqa: E731
+    if not x >= 1:
+        return trim(f"{x:,.3f}")
+    for i, (scale, unit) in enumerate(_UNITS):
+        if x >= scale:
+            y = x / scale
+            text = trim(f"{y:,.{0 if y >= 100 else 1 if y >= 10 else 2}f}")
+            return "1" + _UNITS[i - 1][1] if text == "1,000" and i > 0 else text + unit
+
+
 class LiveFigure:
     """A matplotlib figure on an Agg canvas whose updates redraw only what changed.
 

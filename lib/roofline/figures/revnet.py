@@ -249,20 +249,40 @@ def _gb(v):
     return f"{v:,.1f}" if v >= 10 else f"{v:.2f}"
 
 
-def _nice_ceiling(x):
-    """The smallest of 1, 2, 5 x 10^k at or above x (so y ranges repeat and their backgrounds are reused)."""
-    k = np.floor(np.log10(x))
-    for m in (1, 2, 5, 10):
-        if m * 10**k >= x * (1 - 1e-12):
-            return float(m * 10**k)
+GIB = 2**30
+LADDER = (1, 1.25, 1.6, 2, 2.5, 3.2, 4, 5, 6.3, 8)
+"""The steps of the live figure's y limits, each times a power of ten (so ranges repeat and their backgrounds are
+reused), each within 1.26x of the next (so the axis ends close to the data)."""
+
+
+def hbm_label(hbm_bytes, chip="H100"):
+    """The HBM line's label, from the registry's bytes: ``H100 HBM (79.6 GiB = 85.5 GB)`` (the H100's 81,559 MiB
+    as the driver reports them, sold as "80 GB").
+
+    >>> hbm_label(80 * 2**30)
+    'H100 HBM (80.0 GiB = 85.9 GB)'
+    """
+    return f"{chip} HBM ({hbm_bytes / GIB:,.1f} GiB = {_gb(hbm_bytes / GB)} GB)"
+
+
+def log_limits(values):
+    """The live figure's log y range: the ladder's step at or below 1/1.1 of the least positive value, and at or
+    above 1.1 times the largest."""
+    lo, hi = min(values) / 1.1, max(values) * 1.1
+    k_lo, k_hi = np.floor(np.log10(lo)), np.floor(np.log10(hi))
+    below = max(m * 10.0**k_lo for m in LADDER if m * 10.0**k_lo <= lo * (1 + 1e-12))
+    above = min(m * 10.0**k_hi for m in LADDER + (10,) if m * 10.0**k_hi >= hi * (1 - 1e-12))
+    return float(below), float(above)
 
 
 class TimelineFigure(LiveFigure):
     """The training-memory timeline, live: stored, checkpointed and reversible, time as a share of the
-    stored step (so the axes stay put), with one GPU's HBM for scale."""
+    stored step (so the axes stay put), with one GPU's HBM for scale, on a log axis from the least memory
+    any of the three holds to the larger of the stored peak and the HBM (so all three and the HBM line show at
+    every setting)."""
 
     def __init__(self, n_layers, d_model, n_heads, micro_batch, len_ctx, saved_act_bytes, *, scores="flash",
-                 dropout="off", hbm_bytes=80e9, figsize=(7.0, 3.6), dpi=100):
+                 dropout="off", hbm_bytes=80e9, chip="H100", figsize=(7.0, 3.6), dpi=100):
         self.fig = Figure(figsize=figsize, dpi=dpi)
         FigureCanvasAgg(self.fig)
         ax = self.fig.subplots()
@@ -272,8 +292,9 @@ class TimelineFigure(LiveFigure):
         self.shape = dict(n_layers=n_layers, d_model=d_model, n_heads=n_heads, micro_batch=micro_batch,
                           len_ctx=len_ctx, saved_act_bytes=saved_act_bytes)
         self.lines = {k: ax.step([], [], where="pre", color=COLORS[k], lw=1.5, label=LABELS[k])[0] for k in KINDS}
-        self.hbm = ax.axhline(hbm_bytes / GB, color=COLORS["hbm"], ls="--", lw=1, label="HBM of one GPU")
-        ax.set(xlabel="time (share of the stored step)", ylabel="activations held (GB)", xlim=(0, 1.4))
+        self.hbm = ax.axhline(hbm_bytes / GB, color=COLORS["hbm"], ls="--", lw=1, label=hbm_label(hbm_bytes, chip))
+        ax.set(xlabel="time (share of the stored step)", ylabel="activations held (GB)", xlim=(0, 1.4),
+               yscale="log")
         ax.axvline(1, color="0.85", lw=0.8, zorder=0)
         ax.axvline(4 / 3, color="0.85", lw=0.8, zorder=0)
         self.fig.legend(loc="lower center", ncols=2, fontsize=9, frameon=False)
@@ -287,15 +308,15 @@ class TimelineFigure(LiveFigure):
         if unknown:
             raise ValueError(f"update() takes {', '.join(self.shape)}; got {sorted(unknown)}")
         self.shape |= shape
-        peaks = {}
+        peaks, least = {}, [self.hbm_bytes / GB]
         span = None
         for kind in KINDS:
             t, b = memory_timeline(**self.shape, kind=kind, scores=self.scores, dropout=self.dropout)
             span = span or t[-1]  # the stored step's length, 3 L
             self.lines[kind].set_data(t / span, b / GB)
             peaks[kind] = b.max() / GB
-        top = max(peaks["stored"], self.hbm_bytes / GB)
-        self.axes[0].set_ylim(0, _nice_ceiling(top * 1.08))
+            least.append(b[b > 0].min() / GB)
+        self.axes[0].set_ylim(*log_limits(least + [peaks["stored"], self.hbm_bytes / GB]))
         s = self.shape
         self.title.set_text(f"{s['n_layers']:g} layers, width {s['d_model']:,.0f}, batch {s['micro_batch']:g} x "
                             f"{s['len_ctx']:,.0f} tokens, {s['saved_act_bytes']:g} B/value: peaks "

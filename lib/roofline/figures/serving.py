@@ -7,7 +7,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from .. import _check, decode, serving
-from .live import LiveFigure
+from .live import LiveFigure, count
 
 COLORS = {"compute": "tab:blue", "memory": "tab:orange", "total": "black", "price": "tab:red",
           "wall": "0.85"}
@@ -70,7 +70,7 @@ def draw_cost_vs_pass_len(ax, values, batch, len_ctx, lengths=None):
     lines = {
         "compute": ax.plot(lengths, y["compute"] * usd * 1e6, color=COLORS["compute"], label="compute", zorder=3)[0],
         "memory": ax.plot(lengths, y["memory"] * usd * 1e6, color=COLORS["memory"], label="memory")[0],
-        "cost": ax.plot(lengths, y["cost"] * 1e6, color=COLORS["total"], lw=2, ls="--", label="cost")[0],
+        "cost": ax.plot(lengths, y["cost"] * 1e6, color=COLORS["total"], lw=2, label="cost")[0],
         "decode": ax.plot([1], [y["cost"][0] * 1e6], "o", color="black", ms=6)[0],
     }
     ax.set(xscale="log", yscale="log", xlabel="pass length (tokens per sequence)",
@@ -176,10 +176,11 @@ class ServingFigure(LiveFigure):
         self.axes[1].set_ylim(10.0 ** np.floor(np.log10(lo)), 10.0 ** np.ceil(np.log10(hi)))
         gap = float(r["memory"][0] / r["compute"][0])
         cross = decode.balance_context_tokens(**{a: v[a] for a in decode.balance_context_tokens.args})
-        state = (f"memory-bound ({gap:.1f}x compute); prefill passes of {gap:,.0f}+ tokens are compute-bound"
+        state = (f"memory-bound ({gap:,.1f}x compute); prefill passes of {count(gap)}+ tokens are compute-bound"
                  if gap > 1 else f"compute-bound (memory {gap:.2f}x compute)")
-        self.title.set_text(f"Left, batch {b:,.0f}: KV fetch = compute at {cross / 1e3:,.0f}K tokens. Right, "
-                            f"batch {self.decode_batch:,.0f} at {self.len_ctx / 1e3:,.0f}K:\ndecode is {state}")
+        self.title.set_text(f"Left, batch {count(b)}: KV fetch = compute at {count(cross)} tokens. Right, "
+                            f"decode batch {count(self.decode_batch)} at {count(self.len_ctx)} tokens:\n"
+                            f"decode is {state}")
         self._request_redraw()
         return gap
 

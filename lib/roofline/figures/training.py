@@ -6,11 +6,15 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from .. import _check, training
-from .live import LiveFigure
+from .live import LiveFigure, count
 
 DAY = 86_400
 MONTH = 30 * DAY  # the lecture's "two months" is 60 days (2.6e15 = 500M x 60 x 86,400)
-COLORS = {"pre": "tab:blue", "usage": "tab:orange", "total": "black", "rule": "tab:gray", "opt": "tab:green"}
+COLORS = {"pre": "tab:blue", "usage": "tab:orange", "total": "black", "rule": "tab:gray", "opt": "tab:green",
+          "equal": "tab:purple"}
+LAW_LABELS = {"epoch": "Epoch refit (2024)", "hoffmann": "Hoffmann et al. (2022)"}
+"""The loss laws as the widget's dropdown and the page name them (the values stay the keys of
+:data:`roofline.training.LOSS_LAWS`)."""
 TOKENS_SPAN = (1.05, 100, 160)
 """The left panel's pre-training tokens run from the first factor above the least data that can reach the loss
 to the second factor beyond the larger of the equal-cost and the cheapest tokens, in this many geometric steps."""
@@ -55,7 +59,7 @@ def draw_costs_vs_tokens(ax, n_active, tokens_inf, decode_mfu, law_name="epoch")
         "usage": ax.plot(y["tokens"], y["usage"], color=COLORS["usage"],
                          label=r"serving $2N D_\mathrm{inf}/\eta$")[0],
         "total": ax.plot(y["tokens"], y["total"], color=COLORS["total"], lw=2, label="total")[0],
-        "equal": ax.plot([cmp.heuristic.tokens_pre], [cmp.heuristic.total_cost], "s", color=COLORS["usage"],
+        "equal": ax.plot([cmp.heuristic.tokens_pre], [cmp.heuristic.total_cost], "s", color=COLORS["equal"],
                          mec="black", ms=7, label="equal costs (lecture)")[0],
         "best": ax.plot([cmp.optimum.tokens_pre], [cmp.optimum.total_cost], "o", color=COLORS["opt"], mec="black",
                         ms=7, label="minimum")[0],
@@ -82,7 +86,7 @@ def draw_overtraining_vs_traffic(ax, n_active, deploy_s, decode_mfu, law_name="e
     """Over-training factor against traffic per model, heuristic and exact; 1 is Chinchilla-optimal."""
     y = overtraining_vs_traffic(n_active, deploy_s, decode_mfu, law_name)
     lines = {
-        "heuristic": ax.plot(y["traffic"], y["heuristic"], color=COLORS["usage"], label="equal costs, vs the law")[0],
+        "heuristic": ax.plot(y["traffic"], y["heuristic"], color=COLORS["equal"], label="equal costs, vs the law")[0],
         "rule": ax.plot(y["traffic"], y["rule"], color="black", ls=":", lw=1.5,
                         label="equal costs, vs rule of 20")[0],
         "optimum": ax.plot(y["traffic"], y["optimum"], color=COLORS["opt"], lw=2, label="minimum, vs the law")[0],
@@ -137,7 +141,9 @@ class TrainingFigure(LiveFigure):
         self.costs["best"].set_data([cmp.optimum.tokens_pre], [cmp.optimum.total_cost])
         self.costs["chin"].set_data([y["chinchilla"].tokens_pre], [y["chinchilla"].pretrain_cost])
         ax0 = self.axes[0]
-        lo, hi = cmp.optimum.total_cost / 3, cmp.optimum.total_cost * 30
+        # the minimum's total, and the Chinchilla point at the bottom of the pre-training curve, in view
+        lo = min(cmp.optimum.total_cost, y["chinchilla"].pretrain_cost) / 3
+        hi = cmp.optimum.total_cost * 30
         ax0.set_xlim(10.0 ** np.floor(np.log10(y["tokens"][0])), 10.0 ** np.ceil(np.log10(y["tokens"][-1])))
         ax0.set_ylim(10.0 ** np.floor(np.log10(lo)), 10.0 ** np.ceil(np.log10(hi)))
         f = overtraining_vs_traffic(self.n_active, self.months * MONTH, self.decode_mfu, self.law_name)
@@ -151,11 +157,12 @@ class TrainingFigure(LiveFigure):
                               10.0 ** np.ceil(np.log10(every.max())))
         d_rl = training.equal_cost_rl_tokens(tokens_pre=cmp.heuristic.tokens_pre, decode_mfu=self.decode_mfu,
                                              rl_flops=self.rl_flops)
-        t = lambda x: f"{x / 1e12:,.0f}T" if x >= 1e12 else f"{x / 1e9:,.0f}B"  # noqa: E731
+        t = count
         self.title.set_text(f"{t(self.n_active)} parameters serving {t(d_inf)} tokens. Equal costs: train on "
                             f"{t(cmp.heuristic.tokens_pre)} ({cmp.overtraining_heuristic:,.0f}x), RL on {t(d_rl)}.\n"
                             f"Minimum: {t(cmp.optimum.n_active)} on {t(cmp.optimum.tokens_pre)} "
-                            f"({cmp.overtraining_optimum:,.0f}x); equal costs cost {cmp.excess_cost:.0%} more.")
+                            f"({cmp.overtraining_optimum:,.0f}x); the equal-cost model costs "
+                            f"{cmp.excess_cost:.0%} more.")
         self._request_redraw()
         return cmp
 
