@@ -117,8 +117,3 @@ DEEPSEEK_V32_DSA = dict(
            "reads the top 2,048 of V3's latent cache, stored in FP8 as 656 bytes per layer (512 FP8 + 4 FP32 "
            "scales + 64 BF16 rope; FlashMLA's layout)")
 """DeepSeek Sparse Attention's cache, per token (shared/reference models.csv, DeepSeek-V3.2 row)."""
-
-
-def usd_per_million(usd_per_token):
-    """A cost per token as USD per million tokens, the unit of price lists."""
-    return usd_per_token * 1e6

@@ -34,7 +34,7 @@ import numpy as np
 import sympy as sp
 from sympy.physics import units as u
 
-from . import equations, symbols
+from . import decode, equations, symbols
 from ._check import check_value
 from .equations import Spec
 from .symbols import (N_active, alpha_n, beta_d, decode_mfu, deploy_s, flops, loss, loss_a, loss_b, loss_floor, mfu,
@@ -60,7 +60,7 @@ BACKWARD_FLOPS_PER_PARAM = sp.simplify((matmul_flops(_n, _d_out, _d_in)      # d
 PRETRAIN_FLOPS_PER_PARAM = FORWARD_FLOPS_PER_PARAM + BACKWARD_FLOPS_PER_PARAM
 """Training FLOPs per parameter per token (6), forward plus backward, the 6 of 6ND."""
 
-SECONDS_PER_HOUR = 3600
+SECONDS_PER_HOUR = decode.SECONDS_PER_HOUR
 
 
 @dataclasses.dataclass(frozen=True)

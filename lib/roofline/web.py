@@ -622,19 +622,14 @@ def _serving_data(live):
 
 
 def _serving_start():
-    """Chapter 6's figure's start, as its notebook computes it: the KV bytes that put GB200's crossover at the
-    price step, and the decode batch at which decode's memory time is ``output_input`` times its compute."""
+    """Chapter 6's figure's start, as its notebook takes it from :func:`roofline.figures.serving.lecture_start`:
+    the KV bytes that put GB200's crossover at the price step, and the decode batch at which decode's memory
+    time is ``output_input`` times its compute."""
     ch6 = lecture.CH6
-    values = dict(deploy(_SERVING_MODEL, "GB200", _SERVING_PRECISION).values)
-    k_step = serving.kv_bytes_at_crossover(n_active=ch6["n_active"].value, mem_bw=values["mem_bw"],
-                                           flops=values["flops"], len_ctx=ch6["price_step_tokens"].value)
-    values.update(n_active=ch6["n_active"].value, n_total=10 * ch6["n_active"].value, kv_bytes=k_step,
-                  len_ctx=_SERVING_CONTEXT)
-    one = {symbols.pass_len: 1}
-    t_mem, t_comp = serving.pass_memory_time_s.expr.subs(one), serving.pass_compute_time_s.expr.subs(one)
-    b = sp.solve(sp.Eq(t_mem, ch6["output_input"].value * t_comp), symbols.B)[0]
-    b = float(b.subs({symbols.TABLE[a].symbol: v for a, v in values.items() if a in symbols.TABLE}))
-    return float(k_step), b
+    values, b = fig_serving.lecture_start(deploy(_SERVING_MODEL, "GB200", _SERVING_PRECISION).values,
+                                          ch6["n_active"].value, ch6["price_step_tokens"].value, _SERVING_CONTEXT,
+                                          ch6["output_input"].value)
+    return float(values["kv_bytes"]), b
 
 
 def _serving_live():

@@ -2,11 +2,12 @@
 decode), the chat timeline, and the drain times of the memory tiers."""
 
 import numpy as np
+import sympy as sp
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from .. import _check, decode, serving
+from .. import _check, decode, serving, symbols
 from .live import LiveFigure, count
 
 COLORS = {"compute": "tab:blue", "memory": "tab:orange", "total": "black", "price": "tab:red",
@@ -17,8 +18,12 @@ PASS_LENGTHS = (1, 1e5, 200)
 """The right panel's pass lengths in tokens, from and to, in this many geometric steps (``numpy.geomspace``)."""
 
 
-def _per_token(values, batch, len_ctx, pass_len=1):
-    """Compute and memory time per token of a pass, and the cost per token (USD), from the library."""
+def per_token(values, batch, len_ctx, pass_len=1):
+    """Compute and memory time per token of a pass, and the cost per token (USD), from the library.
+
+    ``values`` holds every keyword of :mod:`roofline.serving`'s pass equations but the batch, context and
+    pass length (a deployment's ``values``); returns a dict of ``compute``, ``memory`` (s) and ``cost``.
+    """
     v = dict(values, batch=batch, len_ctx=len_ctx, pass_len=pass_len)
     take = lambda eq: eq(**{a: v[a] for a in eq.args})  # noqa: E731
     tokens = batch * np.asarray(pass_len, float)
@@ -28,9 +33,27 @@ def _per_token(values, batch, len_ctx, pass_len=1):
     return {k: np.broadcast_to(x, shape) if shape else float(x) for k, x in out.items()}
 
 
+def lecture_start(values, n_active, step_tokens, len_ctx, memory_over_compute, total_per_active=10):
+    """Chapter 6's figure's starting point on a deployment's ``values``: the lecture's model of ``n_active``
+    parameters (``total_per_active`` times as many in all, our assumption), with the KV bytes per token that
+    put this machine's crossover at the price step, and the decode batch at which a decode pass's memory time
+    is ``memory_over_compute`` times its compute at ``len_ctx`` tokens (solved from the pass equations).
+
+    Returns ``(values, decode_batch)``; the notebook and the published page's figure both start here.
+    """
+    k_step = serving.kv_bytes_at_crossover(n_active=n_active, mem_bw=values["mem_bw"], flops=values["flops"],
+                                           len_ctx=step_tokens)
+    out = dict(values, n_active=n_active, n_total=total_per_active * n_active, kv_bytes=k_step)
+    one = {symbols.pass_len: 1}
+    t_mem, t_comp = serving.pass_memory_time_s.expr.subs(one), serving.pass_compute_time_s.expr.subs(one)
+    batch = sp.solve(sp.Eq(t_mem, memory_over_compute * t_comp), symbols.B)[0]
+    given = {symbols.TABLE[a].symbol: v for a, v in out.items() if a in symbols.TABLE} | {symbols.len_ctx: len_ctx}
+    return out, float(batch.subs(given))
+
+
 def two_tier_price(values, batch, step_tokens, premium, len_ctx):
     """A price list with one step: the cost per output token at the step, and ``1 + premium`` times it above."""
-    at_step = _per_token(values, batch, step_tokens)["cost"]
+    at_step = per_token(values, batch, step_tokens)["cost"]
     return np.where(np.asarray(len_ctx) <= step_tokens, at_step, at_step * (1 + premium))
 
 
@@ -44,7 +67,7 @@ def context_wall(values, batch):
 def draw_cost_vs_context(ax, values, batch, step_tokens, premium, contexts=None):
     """Cost per output token (decode) against context, with a two-tier price drawn above it (01:34:03)."""
     contexts = np.linspace(*CONTEXTS) if contexts is None else np.asarray(contexts, float)
-    y = _per_token(values, batch, contexts)
+    y = per_token(values, batch, contexts)
     usd = values["n_chips"] * values["price"] / 3600  # the replica's chips, per second
     lines = {
         "compute": ax.plot(contexts / 1e3, y["compute"] * usd * 1e6, color=COLORS["compute"],
@@ -65,7 +88,7 @@ def draw_cost_vs_context(ax, values, batch, step_tokens, premium, contexts=None)
 def draw_cost_vs_pass_len(ax, values, batch, len_ctx, lengths=None):
     """Cost per token against pass length: compute flat, memory falling as 1/l (01:45:30)."""
     lengths = np.geomspace(*PASS_LENGTHS) if lengths is None else np.asarray(lengths, float)
-    y = _per_token(values, batch, len_ctx, lengths)
+    y = per_token(values, batch, len_ctx, lengths)
     usd = values["n_chips"] * values["price"] / 3600
     lines = {
         "compute": ax.plot(lengths, y["compute"] * usd * 1e6, color=COLORS["compute"], label="compute", zorder=3)[0],
@@ -152,7 +175,7 @@ class ServingFigure(LiveFigure):
                 setattr(self, name, _check.check_value(name, value))
         v, b = self.values, self.batch
         contexts = self.left["cost"].get_xdata() * 1e3
-        y = _per_token(v, b, contexts)
+        y = per_token(v, b, contexts)
         usd = v["n_chips"] * v["price"] / 3600
         self.left["compute"].set_ydata(y["compute"] * usd * 1e6)
         self.left["memory"].set_ydata(y["memory"] * usd * 1e6)
@@ -166,7 +189,7 @@ class ServingFigure(LiveFigure):
         top = max(price.max(), y["cost"][contexts <= contexts[-1]].max() * 1e6)
         self.axes[0].set_ylim(0, _nice(top * 1.15))
         lengths = self.right["cost"].get_xdata()
-        r = _per_token(v, self.decode_batch, self.len_ctx, lengths)
+        r = per_token(v, self.decode_batch, self.len_ctx, lengths)
         self.right["compute"].set_ydata(r["compute"] * usd * 1e6)
         self.right["memory"].set_ydata(r["memory"] * usd * 1e6)
         self.right["cost"].set_ydata(r["cost"] * 1e6)
