@@ -2,13 +2,24 @@
 # Re-execute chapter notebooks top to bottom and save them, the way the tests expect them committed:
 # no widget state (the published book must load no widget scripts from a CDN) and no timing metadata
 # (so a re-run changes only what really changed). Usage: bash scripts/execute_notebooks.sh [NOTEBOOK ...]
+# Runs nbclient (installed with myst-nb) in the notebook's own folder, as `jupyter nbconvert --execute
+# --inplace` would, without needing nbconvert.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -x .venv/bin/jupyter ] && source .venv/bin/activate
+PY=python; [ -x .venv/bin/python ] && PY=.venv/bin/python
 [ $# -gt 0 ] || set -- notebooks/*.ipynb
 for nb in "$@"; do
   echo "== executing $nb"
-  (cd "$(dirname "$nb")" && jupyter nbconvert --to notebook --execute --inplace \
-      --ExecutePreprocessor.store_widget_state=False --ExecutePreprocessor.record_timing=False \
-      "$(basename "$nb")")
+  "$PY" - "$nb" <<'PYTHON'
+import pathlib, sys
+
+import nbformat
+from nbclient import NotebookClient
+
+path = pathlib.Path(sys.argv[1]).resolve()
+nb = nbformat.read(path, as_version=4)
+NotebookClient(nb, timeout=600, kernel_name="python3", store_widget_state=False, record_timing=False,
+               resources={"metadata": {"path": str(path.parent)}}).execute()
+nbformat.write(nb, path)
+PYTHON
 done

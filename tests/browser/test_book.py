@@ -5,7 +5,8 @@ included: the page's icon link and ``/favicon.ico`` at the site root), nothing f
 but the local server, exactly one search field, every image decoded, all math typeset by the MathJax served with the book,
 every same-site link answering 200 (and its #fragment existing), exercise solutions hidden until
 clicked, launch buttons pointing at the page's notebook on ``main``. A full-page screenshot of each
-page goes to ``_build/screenshots/`` and page weights to ``_build/page_sizes.txt``.
+page goes to ``_build/screenshots/`` and page weights to ``_build/page_sizes.txt``. Each page is the one
+loaded once for every browser check (``loaded`` in conftest.py).
 """
 
 import re
@@ -17,13 +18,14 @@ from pathlib import Path
 import pytest
 import yaml
 
+from conftest import block_other_hosts, page_id
+
 pytestmark = pytest.mark.browser
 
 TOC = Path(__file__).resolve().parents[2] / "book" / "_toc.yml"
 REPO_URL = "https://github.com/llm-roofline/roofline-book"
 BRANCH = "main"
 MAX_CHAPTER_BYTES = 2_000_000  # a chapter page with its images
-LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 LIVE_SCRIPT = re.compile(r"/_static/roofline-[\w-]+\.js$")  # the live figures' scripts (roofline-live.js)
 
 
@@ -66,16 +68,6 @@ RAW_MATH_JS = r"""
 }
 """
 
-WAIT_FOR_MATHJAX_JS = """
-async () => {
-  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
-    await MathJax.startup.promise;
-  }
-  await document.fonts.ready;
-  return true;
-}
-"""
-
 IMAGES_JS = """
 async () => {
   const imgs = Array.from(document.images);
@@ -94,21 +86,7 @@ def _file_size(html_dir, url):
     return path.stat().st_size if path.is_file() else 0
 
 
-def block_other_hosts(context, blocked):
-    """Let requests to the local server through; abort any other and record its URL in ``blocked``."""
-
-    def route(route):
-        url = route.request.url
-        if urllib.parse.urlsplit(url).hostname in LOCAL_HOSTS or url.startswith(("data:", "blob:")):
-            route.continue_()
-        else:
-            blocked.append(url)
-            route.abort()
-
-    context.route("**/*", route)
-
-
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def link_status():
     """GET each same-site URL once; remember its status and the ids in it."""
     cache = {}
@@ -126,29 +104,11 @@ def link_status():
     return fetch
 
 
-@pytest.mark.parametrize("docname", PAGES)
-def test_page(docname, browser, base_url, html_dir, out_dir, link_status, page_weights, request):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    request.addfinalizer(context.close)
-    external, failed, errors, loaded = [], [], [], []
-
-    block_other_hosts(context, external)
-    page = context.new_page()
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("requestfailed", lambda req: failed.append(f"{req.url} ({req.failure})"))
-
-    def on_response(resp):
-        if resp.status >= 400:
-            failed.append(f"{resp.url} (HTTP {resp.status})")
-        loaded.append((resp.url, resp.request.resource_type))
-
-    page.on("response", on_response)
-
-    url = base_url + docname + ".html"
-    response = page.goto(url, wait_until="networkidle")
-    assert response.status == 200, url
-    page.evaluate(WAIT_FOR_MATHJAX_JS)
+@pytest.mark.parametrize("docname", PAGES, ids=page_id)
+def test_page(docname, loaded, base_url, html_dir, link_status, page_weights):
+    p = loaded(docname)
+    page, url, failed = p.page, p.url, p.failed
+    assert p.status == 200, url
 
     # one search field: sphinx-book-theme's in the sidebar (pydata-sphinx-theme would add one to the header)
     visible_search = page.locator(".search-button-field:visible, .search-button:visible").count()
@@ -182,17 +142,13 @@ def test_page(docname, browser, base_url, html_dir, out_dir, link_status, page_w
         assert src and all(s.startswith(base_url) for s in src), f"{docname}: MathJax not served locally: {src}"
         assert page.evaluate("() => MathJax.version").startswith("3."), f"{docname}: not MathJax 3"
 
-    # a full-page screenshot of the page as it loads, before anything is clicked
-    shots = out_dir / "screenshots"
-    shots.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(shots / (docname.replace("/", "__") + ".png")), full_page=True)
-
-    # exercise solutions: hidden until their title is clicked
+    # exercise solutions: hidden as the page loaded (recorded then), shown when their title is clicked
     solutions = page.locator("div.solution.dropdown")
     bodies = solutions.locator("> section")
     assert bodies.count() == solutions.count(), f"{docname}: a solution without a body"
-    for i in range(bodies.count()):
-        assert not bodies.nth(i).is_visible(), f"{docname}: solution {i + 1} visible before clicking"
+    assert len(p.solutions_visible_at_load) == solutions.count()
+    for i, visible in enumerate(p.solutions_visible_at_load):
+        assert not visible, f"{docname}: solution {i + 1} visible before clicking"
     if solutions.count():
         solutions.first.locator(".admonition-title").click()
         bodies.first.wait_for(state="visible", timeout=5000)
@@ -228,16 +184,16 @@ def test_page(docname, browser, base_url, html_dir, out_dir, link_status, page_w
     # weight: the page, its images and its live-figure scripts (counted on every chapter, though shared);
     # the theme's scripts, fonts and MathJax are shared by every page, counted once in "everything loaded"
     own = _file_size(html_dir, url) + sum(
-        _file_size(html_dir, u) for u, kind in dict(loaded).items()
+        _file_size(html_dir, u) for u, kind in dict(p.loaded).items()
         if kind == "image" or LIVE_SCRIPT.search(urllib.parse.urlsplit(u).path))
-    total = sum(_file_size(html_dir, u) for u in dict(loaded))
+    total = sum(_file_size(html_dir, u) for u in dict(p.loaded))
     page_weights(docname, own, total, is_chapter(docname))
     if is_chapter(docname):
         assert own < MAX_CHAPTER_BYTES, f"{docname}: {own / 1e6:.2f} MB with its images and live scripts"
 
-    assert not external, f"{docname}: requests to other hosts: {external}"
+    assert not p.external, f"{docname}: requests to other hosts: {p.external}"
     assert not failed, f"{docname}: failed requests: {failed}"
-    assert not errors, f"{docname}: console errors: {errors}"
+    assert not p.errors, f"{docname}: console errors: {p.errors}"
 
 
 def test_chapter_pages_have_outputs(html_dir):
@@ -248,17 +204,12 @@ def test_chapter_pages_have_outputs(html_dir):
         assert "<img" in html, f"{docname}: no figure"
 
 
-def test_thebe_loads_only_on_click(browser, base_url, request):
-    """Live Code fetches thebe from its CDN when clicked, never at page load."""
-    chapter = next(filter(is_chapter, PAGES))
-    context = browser.new_context()
-    request.addfinalizer(context.close)
-    requested = []
-
-    block_other_hosts(context, requested)
-    page = context.new_page()
-    page.goto(base_url + chapter + ".html", wait_until="networkidle")
-    assert requested == [], "fetched at page load"
-    with page.expect_request(lambda req: "thebe" in req.url, timeout=10_000):
-        page.locator("button.btn-launch-thebe").first.dispatch_event("click")
-    assert all("thebe" in url or "binder" in url for url in requested), requested
+@pytest.mark.parametrize("docname", [next(filter(is_chapter, PAGES))], ids=page_id)
+def test_thebe_loads_only_on_click(docname, loaded):
+    """Live Code fetches thebe from its CDN when clicked, never at page load (the last check on its page:
+    the request is aborted, and the page's errors from then on are thebe's)."""
+    p = loaded(docname)
+    assert p.external_at_load == [], "fetched at page load"
+    with p.page.expect_request(lambda req: "thebe" in req.url, timeout=10_000):
+        p.page.locator("button.btn-launch-thebe").first.dispatch_event("click")
+    assert all("thebe" in url or "binder" in url for url in p.external), p.external

@@ -18,6 +18,7 @@ JavaScript off.
 
 import dataclasses
 import functools
+import json
 import math
 import statistics
 import urllib.parse
@@ -30,8 +31,8 @@ from roofline.figures import decode as fig_decode, memory as fig_memory, moe as 
 from roofline.figures import serving as fig_serving, training as fig_training
 from roofline.notebook import deploy
 
-from conftest import LIVE_REPORT, write_live_report
-from test_book import MAX_CHAPTER_BYTES, _file_size, block_other_hosts
+from conftest import block_other_hosts, page_id
+from test_book import MAX_CHAPTER_BYTES, _file_size
 
 pytestmark = pytest.mark.browser
 
@@ -282,104 +283,98 @@ def moves(control):
     return [("key", "ArrowDown")] + [("option", o) for o in control.options]
 
 
-@pytest.mark.parametrize("key", sorted(web.LIVE))
-def test_live_figure(key, browser, base_url, html_dir, out_dir):
+def chapter_page(key):
+    return f"notebooks/{web.LIVE[key].chapter}"
+
+
+@pytest.mark.parametrize("key", sorted(web.LIVE), ids=lambda k: page_id(chapter_page(k), k))
+def test_live_figure(key, loaded, html_dir, report):
     live = web.LIVE[key]
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    external, errors, loaded = [], [], []
-    block_other_hosts(context, external)
-    page = context.new_page()
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("response", lambda r: loaded.append((r.url, r.request.resource_type)))
-    try:
-        url = f"{base_url}notebooks/{live.chapter}.html"
-        assert page.goto(url, wait_until="networkidle").status == 200
-        page.wait_for_function(f"() => window.rooflineLive && window.rooflineLive[{key!r}] "
-                               f"&& window.rooflineLive[{key!r}].plotted", timeout=10_000)
-        expect, got = EXPECT[key]
+    p = loaded(chapter_page(key))
+    page, url = p.page, p.url
+    assert p.status == 200
+    page.wait_for_function(f"() => window.rooflineLive && window.rooflineLive[{key!r}] "
+                           f"&& window.rooflineLive[{key!r}].plotted", timeout=10_000)
+    expect, got = EXPECT[key]
 
-        def check(what):
-            s, p = page.evaluate(f"() => [window.rooflineLive[{key!r}].state, window.rooflineLive[{key!r}].plotted]")
-            bad = mismatches(got(p), expect(s, p))
-            assert not bad, f"{key} after {what} at {s}:\n  " + "\n  ".join(bad[:8])
-            return s
+    def check(what):
+        s, p = page.evaluate(f"() => [window.rooflineLive[{key!r}].state, window.rooflineLive[{key!r}].plotted]")
+        bad = mismatches(got(p), expect(s, p))
+        assert not bad, f"{key} after {what} at {s}:\n  " + "\n  ".join(bad[:8])
+        return s
 
-        check("loading")
-        assert page.locator(f"div.roofline-live[data-figure={key}] svg.roofline-live-plot").count() == 1
-        replaced = page.evaluate(f"() => window.rooflineLive[{key!r}].replaced")
-        assert (replaced is not None) == (key in REPLACES_STATIC), f"{key}: static PNG replaced: {replaced}"
-        if replaced:
-            assert page.locator(f'img[src="{replaced}"]').count() == 1
-            assert not page.locator(f'img[src="{replaced}"]').is_visible(), f"{key}: {replaced} still shows"
+    check("loading")
+    assert page.locator(f"div.roofline-live[data-figure={key}] svg.roofline-live-plot").count() == 1
+    replaced = page.evaluate(f"() => window.rooflineLive[{key!r}].replaced")
+    assert (replaced is not None) == (key in REPLACES_STATIC), f"{key}: static PNG replaced: {replaced}"
+    if replaced:
+        assert page.locator(f'img[src="{replaced}"]').count() == 1
+        assert not page.locator(f'img[src="{replaced}"]').is_visible(), f"{key}: {replaced} still shows"
 
-        # reachable with the keyboard: Tab walks the controls in order
-        ids = [control_id(key, c.name)[1:] for c in live.controls]
-        page.focus("#" + ids[0])
-        walked = [ids[0]]
-        for _ in ids[1:]:
-            page.keyboard.press("Tab")
-            walked.append(page.evaluate("() => document.activeElement.id"))
-        assert walked == ids, f"{key}: Tab order {walked}"
+    # reachable with the keyboard: Tab walks the controls in order
+    ids = [control_id(key, c.name)[1:] for c in live.controls]
+    page.focus("#" + ids[0])
+    walked = [ids[0]]
+    for _ in ids[1:]:
+        page.keyboard.press("Tab")
+        walked.append(page.evaluate("() => document.activeElement.id"))
+    assert walked == ids, f"{key}: Tab order {walked}"
 
-        n_checks = 0
-        for start in ({}, SECOND_START[key]):
-            for name, value in start.items():
-                set_control(page, key, live.control(name), value)
-            check(f"starting from {start}")
-            for control in live.controls:
-                before = page.evaluate(f"() => window.rooflineLive[{key!r}].state[{control.name!r}]")
-                loc = page.locator(control_id(key, control.name))
-                values = set()
-                for how, what in moves(control):
-                    if how == "key":
-                        loc.focus()
-                        page.keyboard.press(what)
-                    else:
-                        loc.select_option(str(what))
-                    values.add(repr(check(f"{how} {what} on {control.name}")[control.name]))
-                    n_checks += 1
-                assert len(values) > 1, f"{key}.{control.name}: the keyboard did not move it"
-                set_control(page, key, control, before)
+    n_checks = 0
+    for start in ({}, SECOND_START[key]):
+        for name, value in start.items():
+            set_control(page, key, live.control(name), value)
+        check(f"starting from {start}")
+        for control in live.controls:
+            before = page.evaluate(f"() => window.rooflineLive[{key!r}].state[{control.name!r}]")
+            loc = page.locator(control_id(key, control.name))
+            values = set()
+            for how, what in moves(control):
+                if how == "key":
+                    loc.focus()
+                    page.keyboard.press(what)
+                else:
+                    loc.select_option(str(what))
+                values.add(repr(check(f"{how} {what} on {control.name}")[control.name]))
+                n_checks += 1
+            assert len(values) > 1, f"{key}.{control.name}: the keyboard did not move it"
+            set_control(page, key, control, before)
 
-        # what the reader waits for: the redraw and the browser's style and layout of the new SVG (forced
-        # here; the paint that follows is at the next display frame)
-        frame_ms = page.evaluate("""(id) => {
-            const el = document.getElementById(id), times = [];
-            for (let i = 0; i < 20; i++) {
-              const t0 = performance.now();
-              el.value = String(i % 2 ? 0 : el.max);
-              el.dispatchEvent(new Event('input', {bubbles: true}));
-              el.closest('div.roofline-live').querySelector('svg').getBoundingClientRect();
-              document.body.offsetHeight;
-              times.push(performance.now() - t0);
-            }
-            return times;
-        }""", next(control_id(key, c.name)[1:] for c in live.controls if c.kind == "range"))
-        redraws = page.evaluate(f"() => window.rooflineLive[{key!r}].redraws")[1:]  # the first includes start-up
+    # what the reader waits for: the redraw and the browser's style and layout of the new SVG (forced
+    # here; the paint that follows is at the next display frame)
+    frame_ms = page.evaluate("""(id) => {
+        const el = document.getElementById(id), times = [];
+        for (let i = 0; i < 20; i++) {
+          const t0 = performance.now();
+          el.value = String(i % 2 ? 0 : el.max);
+          el.dispatchEvent(new Event('input', {bubbles: true}));
+          el.closest('div.roofline-live').querySelector('svg').getBoundingClientRect();
+          document.body.offsetHeight;
+          times.push(performance.now() - t0);
+        }
+        return times;
+    }""", next(control_id(key, c.name)[1:] for c in live.controls if c.kind == "range"))
+    redraws = page.evaluate(f"() => window.rooflineLive[{key!r}].redraws")[1:]  # the first includes start-up
 
-        # weight: the page, its images and the live scripts (shared by the chapters, so counted once overall)
-        urls = dict(loaded)
-        own = _file_size(html_dir, url) + sum(_file_size(html_dir, u) for u, kind in urls.items() if kind == "image")
-        paths = {u: urllib.parse.urlsplit(u).path.rsplit("/", 1)[-1] for u in urls}
-        scripts = {name: _file_size(html_dir, u) for u, name in paths.items()
-                   if name.startswith("roofline-") and name.endswith(".js")}
-        assert set(scripts) == {"roofline-generated.js", "roofline-live.js"}, scripts
-        LIVE_REPORT[key] = {"page": live.chapter, "checks": n_checks, "redraw_ms": redraws, "frame_ms": frame_ms,
-                            "page_bytes": own, "script_bytes": scripts}
-        write_live_report(out_dir)
-        assert own + sum(scripts.values()) < MAX_CHAPTER_BYTES, f"{key}: {own + sum(scripts.values())} bytes"
-        # "well under 50 ms": the median under a quarter of it, nineteen redraws in twenty under it (a busy
-        # machine's odd garbage collection or scheduling pause aside)
-        for what, times in (("redraw", redraws), ("redraw with layout", frame_ms)):
-            median = statistics.median(times)
-            assert median < MAX_REDRAW_MS / 4, f"{key}: median {what} {median:.1f} ms"
-            slow = float(np.percentile(times, 95))
-            assert slow < MAX_REDRAW_MS, f"{key}: 95th percentile {what} {slow:.1f} ms"
-        assert not external, f"{key}: requests to other hosts: {external}"
-        assert not errors, f"{key}: console errors: {errors}"
-    finally:
-        context.close()
+    # weight: the page, its images and the live scripts (shared by the chapters, so counted once overall)
+    urls = dict(p.loaded)
+    own = _file_size(html_dir, url) + sum(_file_size(html_dir, u) for u, kind in urls.items() if kind == "image")
+    paths = {u: urllib.parse.urlsplit(u).path.rsplit("/", 1)[-1] for u in urls}
+    scripts = {name: _file_size(html_dir, u) for u, name in paths.items()
+               if name.startswith("roofline-") and name.endswith(".js")}
+    assert set(scripts) == {"roofline-generated.js", "roofline-live.js"}, scripts
+    report("live", key, {"page": live.chapter, "checks": n_checks, "redraw_ms": redraws, "frame_ms": frame_ms,
+                         "page_bytes": own, "script_bytes": scripts})
+    assert own + sum(scripts.values()) < MAX_CHAPTER_BYTES, f"{key}: {own + sum(scripts.values())} bytes"
+    # "well under 50 ms": the median under a quarter of it, nineteen redraws in twenty under it (a busy
+    # machine's odd garbage collection or scheduling pause aside)
+    for what, times in (("redraw", redraws), ("redraw with layout", frame_ms)):
+        median = statistics.median(times)
+        assert median < MAX_REDRAW_MS / 4, f"{key}: median {what} {median:.1f} ms"
+        slow = float(np.percentile(times, 95))
+        assert slow < MAX_REDRAW_MS, f"{key}: 95th percentile {what} {slow:.1f} ms"
+    assert not p.external, f"{key}: requests to other hosts: {p.external}"
+    assert not p.errors, f"{key}: console errors: {p.errors}"
 
 
 def test_static_figures_stay_without_javascript(browser, base_url):
@@ -403,23 +398,31 @@ def test_static_figures_stay_without_javascript(browser, base_url):
         context.close()
 
 
-def test_schedules_agree_with_the_library_everywhere(browser, base_url):
+# The page's schedules against the library's, compared in the page: the library's go in as one JSON string,
+# only the mismatches come back (sending every schedule back, some 250,000 operations, took 10-25 s).
+COMPARE_SCHEDULES_JS = """
+(wantJson) => {
+  const want = JSON.parse(wantJson), bad = [];
+  for (const [[P, m, k], ops] of want) {
+    const got = window.rooflineLive._internals.schedule(P, m, k, 1, 2)
+      .map(o => [o.stage, o.micro, o.kind, o.start, o.end]);
+    if (JSON.stringify(got) !== JSON.stringify(ops)) bad.push(`schedule ${k} P=${P} m=${m} differs`);
+  }
+  return {checked: want.length, bad: bad};
+}
+"""
+
+
+@pytest.mark.parametrize("key", ["pipeline"], ids=lambda k: page_id(chapter_page(k), k))
+def test_schedules_agree_with_the_library_everywhere(key, loaded):
     """The page's pipeline timelines equal roofline.pipeline.schedule for every P, m and schedule the sliders reach."""
-    live = web.LIVE["pipeline"]
-    context = browser.new_context()
-    block_other_hosts(context, [])
-    page = context.new_page()
-    try:
-        page.goto(f"{base_url}notebooks/{live.chapter}.html", wait_until="networkidle")
-        page.wait_for_function("() => window.rooflineLive && window.rooflineLive._internals")
-        grid = [(P, m, k) for P in live.control("stages").grid for m in live.control("micro").grid
-                for k in live.control("kind").options]
-        got = page.evaluate("""(grid) => grid.map(([P, m, k]) =>
-            window.rooflineLive._internals.schedule(P, m, k, 1, 2)
-              .map(o => [o.stage, o.micro, o.kind, o.start, o.end]))""",
-                            grid)
-        for (P, m, k), ops in zip(grid, got):
-            want = [[o.stage, o.micro, o.kind, o.start, o.end] for o in pipeline.schedule(P, m, k)]
-            assert ops == want, f"schedule {k} P={P} m={m} differs"
-    finally:
-        context.close()
+    live = web.LIVE[key]
+    page = loaded(chapter_page(key)).page
+    page.wait_for_function("() => window.rooflineLive && window.rooflineLive._internals")
+    grid = [(P, m, k) for P in live.control("stages").grid for m in live.control("micro").grid
+            for k in live.control("kind").options]
+    want = [[[P, m, k], [[o.stage, o.micro, o.kind, o.start, o.end] for o in pipeline.schedule(P, m, k)]]
+            for P, m, k in grid]
+    result = page.evaluate(COMPARE_SCHEDULES_JS, json.dumps(want))
+    assert result["checked"] == len(grid)
+    assert not result["bad"], "\n".join(result["bad"][:10])

@@ -1,6 +1,6 @@
 """Nothing on a page is wider than the column it sits in, at a 1280 px wide window.
 
-On every page of the book every code block, cell output, table, displayed equation and API
+On every page of the book (the page loaded once for all browser checks) every code block, cell output, table, displayed equation and API
 signature is measured after MathJax has typeset the page, with every hidden code cell and exercise
 solution opened. A block whose content is wider than its box (``scrollWidth > clientWidth``, with
 1 px of rounding allowed) makes the reader scroll sideways or is cut off; the failure lists each one
@@ -9,11 +9,11 @@ with the page, the selector that found it, the start of its text and both widths
 
 import pytest
 
-from test_book import PAGES, WAIT_FOR_MATHJAX_JS, block_other_hosts
+from conftest import VIEWPORT, page_id
+from test_book import PAGES
 
 pytestmark = pytest.mark.browser
 
-VIEWPORT = {"width": 1280, "height": 900}
 TOLERANCE_PX = 1
 
 # What is measured, found by reading the built HTML (sphinx-book-theme 1.3, myst-nb 1.4):
@@ -65,23 +65,16 @@ MEASURE_JS = """
 """
 
 
-def wide_blocks(browser, base_url, docname):
-    """Each block of ``docname`` whose content is wider than its box, as dicts."""
-    context = browser.new_context(viewport=VIEWPORT)
-    try:
-        block_other_hosts(context, [])
-        page = context.new_page()
-        page.goto(base_url + docname + ".html", wait_until="networkidle")
-        page.evaluate(WAIT_FOR_MATHJAX_JS)
-        page.evaluate(OPEN_HIDDEN_JS)
-        return page.evaluate(MEASURE_JS, [SELECTORS, TOLERANCE_PX])
-    finally:
-        context.close()
+def wide_blocks(page):
+    """Each block of the loaded ``page`` whose content is wider than its box, as dicts (after opening every
+    hidden block)."""
+    page.evaluate(OPEN_HIDDEN_JS)
+    return page.evaluate(MEASURE_JS, [SELECTORS, TOLERANCE_PX])
 
 
-@pytest.mark.parametrize("docname", PAGES)
-def test_nothing_wider_than_its_column(docname, browser, base_url):
-    wide = wide_blocks(browser, base_url, docname)
+@pytest.mark.parametrize("docname", PAGES, ids=page_id)
+def test_nothing_wider_than_its_column(docname, loaded):
+    wide = wide_blocks(loaded(docname).page)
     report = "\n".join(f"  {docname}  {w['selector']}  {w['text']!r}  "
                        f"scrollWidth={w['scrollWidth']} clientWidth={w['clientWidth']} "
                        f"past the column by {w['pastColumn']} px" for w in wide)
