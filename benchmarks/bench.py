@@ -11,9 +11,15 @@
    so a slider drag repeats them); timed that way, "cold" (cache emptied before every update, a
    y range never seen), and as a full ``fig.canvas.draw()``.
 3. Execution time of each chapter notebook, top to bottom in a fresh kernel, against a notebook
-   that only runs the chapter's import cell and one ``glue`` in a fresh kernel: kernel start-up and
-   imports are the floor every reader pays, and myst-nb imports its glue machinery (nbformat,
-   jsonschema: about 1.4 s) only at the first ``glue`` call. Goal: at most 1.5 times.
+   that runs only the chapter's import cell in a fresh kernel (kernel start-up and imports are the
+   floor every reader pays), in interleaved pairs; min / median / max of each and of the ratio, pair by
+   pair. Goal: a median ratio of at most 1.5.
+4. With ``--suite RUNS`` (and ``--against REV``): the README's test command in fresh clones, one cold
+   run (``.venv`` created and installed) and RUNS warm ones, two revisions interleaved. Goal: a warm
+   median of at most 120 s on a 2-core machine.
+
+    python benchmarks/bench.py --no-widgets --pairs 4                # chapters only
+    python benchmarks/bench.py --no-widgets --no-chapters --suite 3 --against v-before
 """
 
 import argparse
@@ -32,6 +38,9 @@ import numpy as np  # noqa: E402
 import roofline  # noqa: E402
 from roofline import decode  # noqa: E402
 from roofline.figures import decode as plots  # noqa: E402
+
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
 
 
 def timed(fn, repeat):
@@ -177,26 +186,82 @@ def bench_widget_revnet(repeat=40):
     return {"revnet_widget_update_median_ms": _cycle(fig, settings, repeat) * 1e3}
 
 
-def bench_chapters(repeat=3):
+def _stats(xs):
+    return {"min": min(xs), "median": statistics.median(xs), "max": max(xs), "n": len(xs)}
+
+
+def bench_chapters(pairs=4, only=None):
+    """Each chapter against its import cell alone, both in a fresh kernel, in ``pairs`` interleaved pairs
+    (chapter then imports, imports then chapter, ...), so a slow moment of the machine hits both; the
+    ratio is taken pair by pair. Returns per chapter the min / median / max of the three."""
     import nbformat
     from nbclient import NotebookClient
 
-    def run(nb):
+    def run(nb, folder):
         start = time.perf_counter()
-        NotebookClient(copy.deepcopy(nb), timeout=600, kernel_name="python3").execute()
+        NotebookClient(copy.deepcopy(nb), timeout=600, kernel_name="python3",
+                       resources={"metadata": {"path": str(folder)}}).execute()
         return time.perf_counter() - start
 
     out = {}
-    for path in sorted(pathlib.Path(__file__).resolve().parents[1].glob("notebooks/*.ipynb")):
+    for path in sorted(REPO.glob("notebooks/*.ipynb")):
+        if only and not any(path.stem.startswith(o) for o in only):
+            continue
         nb = nbformat.read(path, as_version=4)
-        imports = copy.deepcopy(nb)
         # the import cell: the first code cell after the hidden install cell that imports the library
         first = next(c for c in nb.cells[1:] if c.cell_type == "code" and "import roofline" in c.source)
-        imports.cells = [copy.deepcopy(first),
-                         nbformat.v4.new_code_cell('glue("_import", 0, display=False)')]
-        chapter = statistics.median(run(nb) for _ in range(repeat))
-        floor = statistics.median(run(imports) for _ in range(repeat))
-        out[path.stem] = {"chapter_s": chapter, "imports_only_s": floor, "ratio": chapter / floor}
+        imports = copy.deepcopy(nb)
+        imports.cells = [copy.deepcopy(first)]
+        chapter_s, imports_s, ratios = [], [], []
+        for i in range(pairs):
+            if i % 2 == 0:
+                c, f = run(nb, path.parent), run(imports, path.parent)
+            else:
+                f, c = run(imports, path.parent), run(nb, path.parent)
+            chapter_s.append(c)
+            imports_s.append(f)
+            ratios.append(c / f)
+        out[path.stem] = {"chapter_s": _stats(chapter_s), "imports_only_s": _stats(imports_s),
+                          "ratio": _stats(ratios)}
+    return out
+
+
+def bench_suite(runs=3, against=None):
+    """``bash scripts/test.sh`` in fresh clones: this repository's HEAD and, with ``against``, another
+    revision, each in its own folder with its own ``.venv``. The first run of each is cold (it creates
+    ``.venv`` and installs the requirements); then ``runs`` warm runs, the two clones interleaved. Times are
+    wall-clock seconds of the whole command; a run that fails is reported with its exit status."""
+    import subprocess
+    import tempfile
+
+    revs = {"HEAD": "HEAD"} | ({"against": against} if against else {})
+    root = pathlib.Path(tempfile.mkdtemp(prefix="roofline-suite-"))
+    for name, rev in revs.items():
+        folder = root / name
+        subprocess.run(["git", "clone", "--quiet", str(REPO), str(folder)], check=True)
+        subprocess.run(["git", "checkout", "--quiet", subprocess.run(
+            ["git", "rev-parse", rev], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()],
+            cwd=folder, check=True)
+
+    def run(name):
+        start = time.perf_counter()
+        done = subprocess.run(["bash", "scripts/test.sh"], cwd=root / name, capture_output=True, text=True)
+        seconds = time.perf_counter() - start
+        (root / f"{name}.log").write_text(done.stdout + done.stderr)
+        return seconds, done.returncode
+
+    out = {name: {"cold_s": None, "warm_s": [], "failed_runs": 0} for name in revs}
+    for name in revs:
+        out[name]["cold_s"], rc = run(name)
+        out[name]["failed_runs"] += rc != 0
+    for i in range(runs):
+        for name in (list(revs) if i % 2 == 0 else list(revs)[::-1]):
+            seconds, rc = run(name)
+            out[name]["warm_s"].append(seconds)
+            out[name]["failed_runs"] += rc != 0
+    for name in revs:
+        out[name]["warm"] = _stats(out[name].pop("warm_s"))
+        out[name]["logs"] = str(root)
     return out
 
 
@@ -204,36 +269,53 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--no-chapters", action="store_true", help="skip executing the chapter notebooks")
+    ap.add_argument("--no-widgets", action="store_true", help="skip the grid and the widget updates")
+    ap.add_argument("--pairs", type=int, default=4, help="interleaved chapter / imports-only pairs (default 4)")
+    ap.add_argument("--chapter", action="append", help="only chapters whose name starts with this (repeatable)")
+    ap.add_argument("--suite", type=int, default=0, metavar="RUNS",
+                    help="also time the README's test command in a fresh clone: one cold run, then RUNS warm")
+    ap.add_argument("--against", metavar="REV", help="with --suite: a second clone at REV, runs interleaved")
     args = ap.parse_args()
-    res = {**bench_grid(), **bench_widget(), **bench_widget_moe(), **bench_widget_pipeline(),
-           **bench_widget_memory(), **bench_widget_training(), **bench_widget_serving(),
-           **bench_widget_revnet()}
+    res = {}
+    if not args.no_widgets:
+        res |= {**bench_grid(), **bench_widget(), **bench_widget_moe(), **bench_widget_pipeline(),
+                **bench_widget_memory(), **bench_widget_training(), **bench_widget_serving(),
+                **bench_widget_revnet()}
     if not args.no_chapters:
-        res["chapters"] = bench_chapters()
+        res["chapters"] = bench_chapters(args.pairs, args.chapter)
+    if args.suite:
+        res["suite"] = bench_suite(args.suite, args.against)
     if args.json:
         print(json.dumps(res, indent=2))
         return
-    print(f"step time, {res['grid_points']:,} points (1000 x 1000): {res['grid_median_ms']:.1f} ms median (target <= 50)")
-    print(f"sympy subs+evalf per point: {res['sympy_per_point_ms']:.3f} ms -> {res['sympy_grid_estimate_s']:,.0f} s "
-          f"for the grid; speed-up {res['speedup']:,.0f}x")
-    print(f"widget update (update + render + PNG for the Image widget): {res['widget_update_median_ms']:.1f} ms "
-          f"median (target <= 50); cold, a y range never drawn: {res['widget_update_cold_median_ms']:.1f} ms; "
-          f"update + full canvas.draw: {res['redraw_only_median_ms']:.1f} ms")
-    print(f"chapter 2 widget update (update + render + PNG): {res['moe_widget_update_median_ms']:.1f} ms median "
-          f"(target <= 50)")
-    print(f"chapter 3 widget update (schedule + draw + PNG): {res['pipeline_widget_update_median_ms']:.1f} ms "
-          f"median (target <= 50)")
-    print(f"chapter 4 widget update (update + render + PNG): {res['memory_widget_update_median_ms']:.1f} ms "
-          f"median (target <= 50)")
-    print(f"chapter 5 widget update (optimum + draw + PNG): {res['training_widget_update_median_ms']:.1f} ms "
-          f"median (target <= 50)")
-    print(f"chapter 6 widget update (two panels + PNG): {res['serving_widget_update_median_ms']:.1f} ms "
-          f"median (target <= 50)")
-    print(f"chapter 7 widget update (timelines + draw + PNG): {res['revnet_widget_update_median_ms']:.1f} ms "
-          f"median (target <= 50)")
+    if "grid_points" in res:
+        print(f"step time, {res['grid_points']:,} points (1000 x 1000): {res['grid_median_ms']:.1f} ms median (target <= 50)")
+        print(f"sympy subs+evalf per point: {res['sympy_per_point_ms']:.3f} ms -> {res['sympy_grid_estimate_s']:,.0f} s "
+              f"for the grid; speed-up {res['speedup']:,.0f}x")
+        print(f"widget update (update + render + PNG for the Image widget): {res['widget_update_median_ms']:.1f} ms "
+              f"median (target <= 50); cold, a y range never drawn: {res['widget_update_cold_median_ms']:.1f} ms; "
+              f"update + full canvas.draw: {res['redraw_only_median_ms']:.1f} ms")
+        print(f"chapter 2 widget update (update + render + PNG): {res['moe_widget_update_median_ms']:.1f} ms median "
+              f"(target <= 50)")
+        print(f"chapter 3 widget update (schedule + draw + PNG): {res['pipeline_widget_update_median_ms']:.1f} ms "
+              f"median (target <= 50)")
+        print(f"chapter 4 widget update (update + render + PNG): {res['memory_widget_update_median_ms']:.1f} ms "
+              f"median (target <= 50)")
+        print(f"chapter 5 widget update (optimum + draw + PNG): {res['training_widget_update_median_ms']:.1f} ms "
+              f"median (target <= 50)")
+        print(f"chapter 6 widget update (two panels + PNG): {res['serving_widget_update_median_ms']:.1f} ms "
+              f"median (target <= 50)")
+        print(f"chapter 7 widget update (timelines + draw + PNG): {res['revnet_widget_update_median_ms']:.1f} ms "
+              f"median (target <= 50)")
+    fmt = "{min:.2f} / {median:.2f} / {max:.2f}"
     for name, r in res.get("chapters", {}).items():
-        print(f"{name}: executes in {r['chapter_s']:.1f} s against {r['imports_only_s']:.1f} s for its imports "
-              f"alone: {r['ratio']:.2f}x (goal <= 1.5)")
+        print(f"{name}: chapter {fmt.format(**r['chapter_s'])} s, its import cell alone {fmt.format(**r['imports_only_s'])}"
+              f" s, ratio {fmt.format(**r['ratio'])} (min / median / max of {r['ratio']['n']} interleaved pairs;"
+              f" goal: median <= 1.5)")
+    for name, r in res.get("suite", {}).items():
+        print(f"suite ({name}): cold {r['cold_s']:.0f} s; warm {r['warm']['min']:.0f} / {r['warm']['median']:.0f} / "
+              f"{r['warm']['max']:.0f} s (min / median / max of {r['warm']['n']}; goal: median <= 120 s on 2 cores)"
+              f"{'; ' + str(r['failed_runs']) + ' runs failed' if r['failed_runs'] else ''}; logs in {r['logs']}")
 
 
 if __name__ == "__main__":

@@ -92,6 +92,34 @@ def test_differential_of_one_round_is_constant():
     assert p4 * (1 << 22) >= 6  # chance gives about 3 at this sample size
 
 
+def test_most_common_agrees_with_numpy_unique():
+    """The sort-and-run-length mode equals np.unique's counts (ties to the smallest value), on small samples
+    with many repeats, with none, and all equal."""
+    rng = np.random.default_rng(1)
+    samples = [rng.integers(0, int(rng.integers(1, 50)), int(rng.integers(1, 300))) for _ in range(200)]
+    samples += [np.arange(10), np.full(7, 5), rng.integers(0, 1 << 32, 1000, dtype=np.uint64)]
+    for a in samples:
+        values, counts = np.unique(a, return_counts=True)
+        i = int(np.argmax(counts))
+        assert revnet.most_common(a) == (int(counts[i]), int(values[i]))
+    with pytest.raises(ValueError, match="values must not be empty"):
+        revnet.most_common([])
+
+
+def test_differentials_round_by_round_equal_separate_ciphers():
+    """Encrypting once, round by round, gives what a separate cipher of each length gives (same keys, same
+    sample), for both the small-sample and the table-lookup path."""
+    for n in (1000, 5000):
+        together = revnet.toy_differentials(5, 0x10001, n_blocks=n, seed=3)
+        assert together == [revnet.toy_differential(r, 0x10001, n_blocks=n, seed=3) for r in range(1, 6)]
+        keys = revnet.toy_keys(5, seed=3)  # and toy_encrypt on the same sample (drawn with seed + 2)
+        x = np.random.default_rng(5).integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
+        for r in range(1, 6):
+            d = revnet.toy_encrypt(x, keys[:r]) ^ revnet.toy_encrypt(x ^ 0x10001, keys[:r])
+            values, counts = np.unique(d, return_counts=True)
+            assert together[r - 1] == (counts.max() / n, int(values[np.argmax(counts)]))
+
+
 def test_residual_and_layernorm_keep_a_random_mlp_smooth():
     """At weight scale 3 a plain tanh MLP is chaotic: a 1% nudge of one input flips half the output signs
     by 48 layers; with residual connections and LayerNorm almost none flip and the sensitivity stays small."""
