@@ -27,10 +27,10 @@ export ROOFLINE_CHROMIUM=$chromium
 # The book builds on its own while the library tests and nbval start; the browser tests wait for it.
 mkdir -p _build
 rm -f _build/book-build.rc
-(bash scripts/build_book.sh > _build/book-build.log 2>&1; echo $? > _build/book-build.rc) &
+(set +e; bash scripts/build_book.sh > _build/book-build.log 2>&1; echo $? > _build/book-build.rc) &
 build=$!
 trap 'kill $build 2>/dev/null || true' EXIT
-export ROOFLINE_BOOK_HTML=_build/html ROOFLINE_BOOK_BUILD_RC=_build/book-build.rc
+export ROOFLINE_BOOK_HTML=_build/html ROOFLINE_BOOK_BUILD_RC=_build/book-build.rc ROOFLINE_BOOK_BUILD_PID=$build
 
 # The README's test command always runs the browser tests: a missing Chromium fails, never skips.
 export ROOFLINE_BROWSER_REQUIRED=1

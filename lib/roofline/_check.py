@@ -11,6 +11,9 @@ import reprlib
 
 import numpy as np
 
+SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+"""``str.translate`` table: digits and minus as Unicode superscripts (exponents in plain text, ``10⁻³``)."""
+
 
 def check_value(name, value, domain="positive", where=""):
     """``value`` as a float or float array after checking it against ``domain``.

@@ -21,7 +21,6 @@ if not all(importlib.util.find_spec(m) for m in ("roofline", "myst_nb", "ipywidg
 
 
 _SUFFIXES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K"))
-_SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
 
 
 def human(value, digits=3):
@@ -42,7 +41,7 @@ def human(value, digits=3):
         raise ValueError(f"digits must be an int from 1 to 15; got {_check.short(digits)}")
     if x >= 1e15 or 0 < x < 1e-3:
         mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
-        return f"{float(mantissa):g} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+        return f"{float(mantissa):g} × 10{str(int(exponent)).translate(_check.SUPERSCRIPT)}"
     for scale, suffix in _SUFFIXES:
         if x >= scale:
             return f"{float(f'{x / scale:.{digits}g}'):g}{suffix}"

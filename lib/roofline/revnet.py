@@ -333,12 +333,15 @@ def toy_differentials(rounds, delta, n_blocks=4096, seed=0):
     keys = toy_keys(rounds, seed)
     rng = np.random.default_rng(seed + 2)
     x = rng.integers(0, 1 << 32, _count(n_blocks, "n_blocks", 1, 1 << 24), dtype=np.uint64).astype(np.uint32)
-    fs = _round_tables(keys) if x.size > 4096 else [lambda v, k=k: toy_round_function(v, k) for k in keys]
-    a, b = (x >> 16, x & 0xFFFF), ((x ^ delta) >> 16, (x ^ delta) & 0xFFFF)
+    # halves as 16-bit integers, round functions as 16-bit tables: half the memory traffic of toy_encrypt
+    tables = [t.astype(np.uint16) for t in (toy_round_function(_HALVES, k) for k in keys)]
+    fs = [lambda v, t=t: t[v] for t in tables]
+    halves = lambda v: ((v >> 16).astype(np.uint16), (v & 0xFFFF).astype(np.uint16))  # noqa: E731
+    a, b = halves(x), halves(x ^ delta)
     out = []
     for f in fs:
         a, b = revnet_block(*a, f, xor=True), revnet_block(*b, f, xor=True)
-        count, value = most_common(((a[0] << 16) | a[1]) ^ ((b[0] << 16) | b[1]))
+        count, value = most_common((a[0] ^ b[0]).astype(np.uint32) << 16 | (a[1] ^ b[1]))
         out.append((count / x.size, value))
     return out
 

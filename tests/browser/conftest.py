@@ -43,13 +43,27 @@ CHROMIUM_ARGS = [
 ]
 
 
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
 def _wait_for_background_build(rc_file, log_file, timeout_s=1200):
     """Wait for ``scripts/test.sh``'s background book build to write its exit status; fail with its log.
     Returns the seconds waited."""
     start = time.perf_counter()
+    pid = int(os.environ.get("ROOFLINE_BOOK_BUILD_PID", "0"))
     while not rc_file.is_file() or not rc_file.read_text().strip():
         if time.perf_counter() - start > timeout_s:
             pytest.fail(f"the book build did not finish within {timeout_s} s ({rc_file} never written)")
+        if pid and not _alive(pid) and not rc_file.is_file():
+            log = log_file.read_text(errors="replace")[-6000:] if log_file.is_file() else "(no log)"
+            pytest.fail(f"the book build (pid {pid}) ended without writing {rc_file}; the end of {log_file}:\n{log}")
         time.sleep(0.2)
     waited = time.perf_counter() - start
     rc = rc_file.read_text().strip()

@@ -48,7 +48,9 @@ class LiveFigure:
         return sorted(arts, key=lambda a: a.get_zorder())
 
     def _request_redraw(self):
-        """Ask an interactive backend for a redraw; Agg draws on :meth:`render` instead."""
+        """Ask an interactive backend for a redraw; Agg draws on :meth:`render` instead. Every update calls it,
+        so it also forgets the last PNG (:meth:`to_png`)."""
+        self._png = None
         if type(self.fig.canvas).draw_idle is not FigureCanvasBase.draw_idle:
             self.fig.canvas.draw_idle()
 
@@ -82,9 +84,12 @@ class LiveFigure:
         return canvas.buffer_rgba()
 
     def to_png(self):
-        """The figure as PNG bytes, e.g. for an ``ipywidgets.Image`` (renders it once)."""
+        """The figure as PNG bytes, e.g. for an ``ipywidgets.Image``: rendered once after each update, the same
+        bytes again until the next (a chapter shows the static frame, then the widget starts from it)."""
         from PIL import Image  # matplotlib's own dependency
 
-        buf = io.BytesIO()
-        Image.fromarray(np.asarray(self.render())).save(buf, format="png", compress_level=1)  # a widget frame
-        return buf.getvalue()
+        if getattr(self, "_png", None) is None:
+            buf = io.BytesIO()
+            Image.fromarray(np.asarray(self.render())).save(buf, format="png", compress_level=1)  # a widget frame
+            self._png = buf.getvalue()
+        return self._png
