@@ -146,3 +146,103 @@ def test_speed_cost_pairs_by_hand():
         assert p.cost_ratio() >= 1 and p.source and p.confidence in ("high", "medium", "low")
     with pytest.raises(ValueError, match="fast point must not have the higher throughput"):
         dataclasses.replace(b200, fast_tok_s_per_chip=5000.0)
+
+
+# -- links: DeepEP's all-to-all tables and the latency + bandwidth fit ---------------------------------
+DEEPEP_LL = {  # DeepEP README, low-latency table (H800, CX7 400 Gb/s): EP -> (dispatch us, GB/s, combine us, GB/s)
+    8: (77, 98, 114, 127), 16: (118, 63, 195, 74), 32: (155, 48, 273, 53),
+    64: (173, 43, 314, 46), 128: (192, 39, 369, 39), 256: (194, 39, 360, 40),
+}
+
+
+def test_link_rows_are_deepeps_tables():
+    """Every low-latency row as the README prints it; EP 8 to 256, dispatch and combine."""
+    for ep, (td, bd, tc, bc) in DEEPEP_LL.items():
+        for op, t, b in (("dispatch", td, bd), ("combine", tc, bc)):
+            m = measured.LINKS.get(f"DeepEP LL {op} EP{ep}")
+            assert (m.ep, m.tokens_per_gpu, m.hidden, m.top_k) == (ep, 128, 7168, 8)
+            assert m.time_s == pytest.approx(t * 1e-6) and m.bandwidth_bytes_per_s == pytest.approx(b * 1e9)
+            assert "DeepEP README.md" in m.source and m.date and m.confidence == "high"
+
+
+def test_payload_agrees_with_deepeps_own_bandwidth_times_latency():
+    """Our byte count (128 tokens x 8 copies x 7,168 values; FP8 with an FP32 scale per 128, BF16) against
+    the bytes DeepEP's table implies, bandwidth x latency: within 2% on every row that has both."""
+    assert 128 * 8 * 7168 * (1 + 4 / 128) == 7_569_408 and 128 * 8 * 7168 * 2 == 14_680_064
+    for m in measured.LINKS:
+        if m.time_s is not None:
+            assert m.bandwidth_bytes_per_s * m.time_s == pytest.approx(m.payload_bytes, rel=0.02), m.key
+
+
+def test_link_share_by_hand():
+    """EP 32 over nodes of 8: 24 of 32 copies leave the node; in one node of 8, 7 of 8 go to other GPUs."""
+    assert measured.LINKS.get("DeepEP LL dispatch EP32").link_share == 24 / 32
+    assert measured.LINKS.get("DeepEP LL combine EP8").link_share == 7 / 8
+
+
+@pytest.mark.parametrize("key", measured.LINKS.names())
+def test_the_floor_stays_below_every_measurement(key):
+    """Link bytes at the datasheet line rate can never be beaten: at or below the published time, or, where
+    only a bandwidth is published, the payload at that bandwidth. Rows marked 'shown' are compared too; the
+    reason they are not fitted (DeepEP's own byte count under NVLink forwarding) is in their notes."""
+    m = measured.LINKS.get(key)
+    measured_s = m.time_s if m.time_s is not None else m.payload_bytes / m.bandwidth_bytes_per_s
+    assert m.floor_s() <= measured_s, f"{key}: floor {m.floor_s() * 1e6:.0f} us above {measured_s * 1e6:.0f} us"
+    if m.use == "shown":
+        assert "not fitted" in m.notes
+
+
+def test_scale_out_fit_against_an_independent_least_squares():
+    """alpha and beta from numpy's least squares on the same ten points (EP 16-256, dispatch and combine,
+    off-node bytes): 20 us and 41.8 GB/s, 84% of the NIC's 50 GB/s; every residual within 7%."""
+    np = pytest.importorskip("numpy")
+    rows = [measured.LINKS.get(f"DeepEP LL {op} EP{ep}") for ep in (16, 32, 64, 128, 256)
+            for op in ("dispatch", "combine")]
+    x = np.array([m.payload_bytes * (m.ep - 8) / m.ep for m in rows])
+    t = np.array([m.time_s for m in rows])
+    (alpha, inv_beta), *_ = np.linalg.lstsq(np.vstack([np.ones_like(x), x]).T, t, rcond=None)
+    fit = measured.fit_link("scale-out")
+    assert set(fit.keys) == {m.key for m in rows}
+    assert fit.alpha_s == pytest.approx(alpha, rel=1e-9) and fit.beta_bytes_per_s == pytest.approx(1 / inv_beta, rel=1e-9)
+    assert round(fit.alpha_s * 1e6) == 20 and round(fit.beta_bytes_per_s / 1e9, 1) == 41.8
+    assert max(abs(r) for r in fit.residuals) < 0.07
+    for m, r in zip(rows, fit.residuals):  # residuals as measured minus fitted, over measured
+        assert r == pytest.approx((m.time_s - fit.time_s(m.link_bytes)) / m.time_s, abs=1e-12)
+
+
+def test_scale_up_fit_is_two_points_and_exact():
+    """One node (EP 8): dispatch and combine fix alpha and beta exactly (no residual to show); the fitted
+    NVLink rate stays above what the normal kernels achieve (153-158 GB/s) and near DeepEP's ~160 maximum."""
+    fit = measured.fit_link("scale-up")
+    assert len(fit.keys) == 2 and max(abs(r) for r in fit.residuals) < 1e-12
+    assert 150e9 < fit.beta_bytes_per_s < 200e9 and 20e-6 < fit.alpha_s < 60e-6
+
+
+def test_bad_link_input_names_the_parameter():
+    with pytest.raises(ValueError, match="link_class"):
+        measured.fit_link("infiniband")
+    with pytest.raises(ValueError, match="link_bytes"):
+        measured.fit_link("scale-out").time_s(-1)
+    row = measured.LINKS.get("DeepEP LL dispatch EP16")
+    with pytest.raises(ValueError, match="time_us"):
+        dataclasses.replace(row, time_s=None)
+    with pytest.raises(ValueError, match="operation"):
+        dataclasses.replace(row, operation="allreduce")
+
+
+def test_a_corrupt_link_row_names_the_file_and_the_row(tmp_path):
+    """A copy of links.csv with one number made text, one negative time, one short row: each fails with the
+    file name, the row's line and the field."""
+    from importlib import resources
+
+    from roofline import registry
+
+    text = resources.files("roofline").joinpath("data", "links.csv").read_text(encoding="utf-8").splitlines()
+    header, first = text[0], text[1]
+    for bad, match in ((first.replace(",77,", ",fast,"), "row 2: could not convert"),
+                       (first.replace(",77,", ",-77,"), r"row 2: .*time_s must be"),
+                       (",".join(first.split(",")[:5]), "row 2: 19 columns expected")):
+        path = tmp_path / "links.csv"
+        path.write_text("\n".join([header, bad]) + "\n", encoding="utf-8")
+        with pytest.raises(ValueError, match=f"links.csv, {match}"):
+            registry.Registry("links.csv", measured._link_row, "link measurement", path=path)

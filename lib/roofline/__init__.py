@@ -18,7 +18,8 @@ hf          build a Model from a local Hugging Face ``config.json``
 lecture     the numbers the lecture states, each once, with its timestamp and words
 prices      API list prices (USD per million tokens), one per row with date and source
 deployment  a model on hardware: values by symbol; evaluates any registered equation
-measured    published decode throughput with its setup, set against the roofline
+measured    published decode throughput and all-to-all times with their setups; links calibrated on them
+scoreboard  every measurement beside the library's prediction of it (the scoreboard appendix)
 figures     one module per chapter: draw_* helpers and live figures (matplotlib only)
 notebook    helpers every chapter notebook uses (glue, claims, deploy, the Colab cell)
 web         the published page's live figures: equations as JavaScript, registry data, controls
@@ -26,10 +27,10 @@ check       self-check helper for exercises
 """
 
 from . import (check, decode, deployment, equations, figures, hardware, hf, lecture, measured, memory, models,
-               moe, notebook, pipeline, prices, registry, revnet, serving, symbols, training, web)
+               moe, notebook, pipeline, prices, registry, revnet, scoreboard, serving, symbols, training, web)
 from .deployment import Deployment
 
 __all__ = ["Deployment", "check", "decode", "deployment", "equations", "figures", "hardware", "hf", "lecture",
            "measured", "memory", "models", "moe", "notebook", "pipeline", "prices", "registry", "revnet",
-           "serving", "symbols", "training", "web"]
+           "scoreboard", "serving", "symbols", "training", "web"]
 __version__ = "0.2.0"

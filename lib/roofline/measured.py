@@ -183,3 +183,133 @@ def _speed_cost_row(r):
 
 SPEED_COST = registry.Registry("speed_cost.csv", _speed_cost_row, "speed-cost measurement")
 """Published pairs of operating points (faster vs cheaper) of real serving systems."""
+
+
+# -- links: published all-to-all times, and a latency + bandwidth model fitted to them ---------------
+LINK_CLASSES = ("scale-up", "scale-out")
+
+
+@dataclasses.dataclass(frozen=True)
+class LinkMeasurement:
+    """One published MoE all-to-all (dispatch or combine) on one link class, with its setup.
+
+    Each GPU sends (dispatch) or receives (combine) ``tokens_per_gpu x top_k`` copies of a ``hidden``-wide
+    activation at ``bytes_per_value``: the **payload**. With experts spread evenly over ``ep`` GPUs,
+    ``gpus_per_node`` to a node, the share of it that crosses the link is :attr:`link_share`: off-node
+    copies for the scale-out link (the NIC), on-node copies to other GPUs for the scale-up link (NVLink).
+    """
+
+    key: str
+    link_class: str                # 'scale-up' (NVLink) or 'scale-out' (the NIC)
+    system: str
+    kernel: str                    # 'low-latency' or 'normal' (DeepEP's two kernel families)
+    operation: str                 # 'dispatch' or 'combine'
+    ep: int                        # expert-parallel GPUs
+    gpus_per_node: int
+    tokens_per_gpu: int
+    hidden: int
+    top_k: int
+    bytes_per_value: float         # FP8 with per-128 FP32 scales: 1.03125; BF16: 2
+    time_s: float | None           # published time of one all-to-all; None where only a bandwidth is
+    bandwidth_bytes_per_s: float   # as published (the source's own byte count over its time)
+    line_rate_bytes_per_s: float   # the link's maximum, one direction
+    use: str                       # 'fit' (fitted and floor-checked), 'floor' (floor-checked), 'shown'
+    source: str
+    date: str
+    confidence: str
+    notes: str = ""
+
+    def __post_init__(self):
+        _check.choice("link_class", self.link_class, {c: c for c in LINK_CLASSES})
+        _check.choice("operation", self.operation, {"dispatch": 0, "combine": 0})
+        _check.choice("use", self.use, {"fit": 0, "floor": 0, "shown": 0})
+        for name in ("ep", "gpus_per_node", "tokens_per_gpu", "hidden", "top_k", "bytes_per_value",
+                     "bandwidth_bytes_per_s", "line_rate_bytes_per_s"):
+            _check.check_value(name, getattr(self, name), where="LinkMeasurement field")
+        if self.time_s is not None:
+            _check.check_value("time_s", self.time_s, where="LinkMeasurement field")
+        elif self.use == "fit":
+            raise ValueError(f"LinkMeasurement {self.key!r}: use 'fit' needs a published time (time_us)")
+
+    @property
+    def payload_bytes(self):
+        """The bytes one GPU sends in a dispatch or receives in a combine, tokens x top-k x hidden x bytes per
+        value."""
+        return self.tokens_per_gpu * self.top_k * self.hidden * self.bytes_per_value
+
+    @property
+    def link_share(self):
+        """The share of the payload on this link, with the experts spread evenly over ``ep`` GPUs.
+
+        Scale-out: the copies bound for other nodes. Scale-up: the copies bound for the node's other GPUs.
+        """
+        on_node = min(self.ep, self.gpus_per_node)
+        if self.link_class == "scale-out":
+            return (self.ep - on_node) / self.ep
+        return (on_node - 1) / self.ep
+
+    @property
+    def link_bytes(self):
+        """Payload bytes that cross this link."""
+        return self.payload_bytes * self.link_share
+
+    def floor_s(self):
+        """The datasheet floor: link bytes at the line rate, s. No measurement can beat it."""
+        return self.link_bytes / self.line_rate_bytes_per_s
+
+
+def _link_row(r):
+    return LinkMeasurement(
+        key=r["key"], link_class=r["link_class"], system=r["system"], kernel=r["kernel"], operation=r["operation"],
+        ep=int(r["ep"]), gpus_per_node=int(r["gpus_per_node"]), tokens_per_gpu=int(r["tokens_per_gpu"]),
+        hidden=int(r["hidden"]), top_k=int(r["top_k"]), bytes_per_value=float(r["bytes_per_value"]),
+        time_s=None if registry.number(r["time_us"]) is None else registry.number(r["time_us"]) * 1e-6,
+        bandwidth_bytes_per_s=float(r["bandwidth_gb_per_s"]) * 1e9,
+        line_rate_bytes_per_s=float(r["line_rate_gb_per_s"]) * 1e9, use=r["use"],
+        source=r["sources"], date=r["date"], confidence=r["confidence"], notes=r["notes"],
+    )
+
+
+LINKS = registry.Registry("links.csv", _link_row, "link measurement")
+"""Published all-to-all times and bandwidths (DeepEP on H800 with ConnectX-7 InfiniBand), with their setups."""
+
+
+@dataclasses.dataclass(frozen=True)
+class LinkFit:
+    """``t = alpha + link_bytes / beta``, fitted by least squares to one link class's measured all-to-alls.
+
+    ``alpha`` is the fixed cost of one collective (launch, synchronisation, the first byte's trip), s;
+    ``beta`` the bandwidth the link achieves, bytes/s per direction; ``residuals`` (measured - fitted) /
+    measured, in the order of ``keys``.
+    """
+
+    link_class: str
+    alpha_s: float
+    beta_bytes_per_s: float
+    keys: tuple
+    residuals: tuple
+
+    def time_s(self, link_bytes):
+        """One all-to-all moving ``link_bytes`` over the link, s (calibrated)."""
+        return self.alpha_s + _check.check_value("link_bytes", link_bytes, "nonnegative") / self.beta_bytes_per_s
+
+
+def fit_link(link_class):
+    """The :class:`LinkFit` of ``link_class`` ('scale-up' or 'scale-out') over its rows marked ``use = fit``.
+
+    >>> f = fit_link("scale-out")
+    >>> print(f"alpha {f.alpha_s * 1e6:.0f} us, beta {f.beta_bytes_per_s / 1e9:.1f} GB/s, "
+    ...       f"worst residual {max(abs(r) for r in f.residuals):.0%} over {len(f.keys)} all-to-alls")
+    alpha 20 us, beta 41.8 GB/s, worst residual 6% over 10 all-to-alls
+    """
+    link_class = _check.choice("link_class", link_class, {c: c for c in LINK_CLASSES})
+    rows = [m for m in LINKS if m.link_class == link_class and m.use == "fit"]
+    if len(rows) < 2 or len({m.link_bytes for m in rows}) < 2:
+        raise ValueError(f"fit_link: {link_class!r} needs two measured all-to-alls of different sizes")
+    x = [m.link_bytes for m in rows]
+    t = [m.time_s for m in rows]
+    n, sx, st = len(x), sum(x), sum(t)
+    slope = (n * sum(a * b for a, b in zip(x, t)) - sx * st) / (n * sum(a * a for a in x) - sx * sx)
+    alpha = (st - slope * sx) / n
+    return LinkFit(link_class, alpha, 1 / slope, tuple(m.key for m in rows),
+                   tuple((ti - alpha - slope * xi) / ti for xi, ti in zip(x, t)))

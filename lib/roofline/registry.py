@@ -45,6 +45,9 @@ def number(text, kind=float):
 class Registry:
     """The rows of one CSV file of the package, as objects with a ``key``, in file order.
 
+    A row that cannot be read (a missing or extra column, text where a number belongs, a value its
+    dataclass refuses) fails with the file, the row's line number and the reason.
+
     Parameters
     ----------
     filename : str
@@ -53,14 +56,25 @@ class Registry:
         Turns a row (a dict of strings) into an object with a ``key`` attribute.
     kind : str
         What an entry is ("hardware", "model", ...), for error messages.
+    path : optional
+        A path to read instead (a test's corrupt copy); errors still name ``filename`` and the row.
     """
 
-    def __init__(self, filename, make, kind):
+    def __init__(self, filename, make, kind, path=None):
         self.filename, self.kind = filename, kind
         self.table, self.aliases = {}, {}
-        with resources.files(__package__).joinpath("data", filename).open(newline="", encoding="utf-8") as fh:
-            for row in csv.DictReader(fh):
-                item = make(row)
+        source = path if path is not None else resources.files(__package__).joinpath("data", filename)
+        with source.open(newline="", encoding="utf-8") as fh:
+            reader = csv.DictReader(fh)
+            for line, row in enumerate(reader, start=2):  # line 1 is the header
+                try:
+                    if None in row or None in row.values():
+                        raise ValueError(f"{len(reader.fieldnames)} columns expected")
+                    item = make(row)
+                except KeyError as err:
+                    raise ValueError(f"{filename}, row {line}: missing column {err}") from err
+                except (ValueError, TypeError) as err:
+                    raise ValueError(f"{filename}, row {line}: {err}") from err
                 if item.key in self.table:
                     raise ValueError(f"{filename}: two rows named {item.key!r}")
                 self.table[item.key] = item

@@ -1,0 +1,113 @@
+"""Every published measurement the library holds, beside what the library predicts for it.
+
+The scoreboard appendix is drawn from :func:`entries` when the book is built. Each :class:`Entry` says
+what was measured, in which regime, the prediction, the measurement and their ratio, which way the
+prediction bounds the measurement, and which term the residual belongs to:
+
+- **decode** (``roofline.measured.REGISTRY``): the roofline's output tokens/s per chip, an upper
+  bound on throughput;
+- **all-to-all** (:data:`roofline.measured.LINKS`): link bytes at the datasheet line rate, a lower bound
+  on time, and beside it the latency + bandwidth model fitted to the same link class
+  (:func:`roofline.measured.fit_link`);
+- **training** (:data:`roofline.training.REPORTED`): 6ND against the compute a lab reports, and the
+  hours of a run at full utilisation, a lower bound on its GPU-hours.
+
+>>> rows = entries()
+>>> worst = summary(rows)["all-to-all, scale-out (InfiniBand)"]
+>>> print(f"{worst['n']} all-to-alls: median {worst['median']:.2f}x the floor, worst {worst['worst']:.2f}x")
+16 all-to-alls: median 1.31x the floor, worst 2.33x
+"""
+
+import dataclasses
+import math
+import statistics
+
+from . import hardware, measured, models, training
+
+LINK_REGIMES = {"scale-up": "all-to-all, scale-up (NVLink, one node)", "scale-out": "all-to-all, scale-out (InfiniBand)"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    """One measurement beside its prediction."""
+
+    key: str
+    what: str             # the quantity, with its unit
+    regime: str           # the group it is summarised in
+    predicted: float
+    measured: float
+    bound: str            # 'upper' (prediction >= measurement), 'lower' (<=) or 'estimate'
+    residual: str         # the term the gap belongs to
+    source: str
+    calibrated: float | None = None  # the calibrated model's prediction, where there is one
+
+    @property
+    def ratio(self):
+        """Measured over predicted."""
+        return self.measured / self.predicted
+
+    @property
+    def holds(self):
+        """Whether the prediction bounds the measurement the way it claims to."""
+        return {"upper": self.ratio <= 1, "lower": self.ratio >= 1}.get(self.bound, True)
+
+
+def _decode():
+    out = []
+    for m in measured.REGISTRY:
+        d = m.deployment()
+        where = "one scale-up domain" if m.n_chips <= m.hardware.scaleup_domain else "across scale-up domains"
+        out.append(Entry(
+            key=m.key, what="output tokens/s per chip", regime=f"decode, {d.regime(m.batch, m.len_ctx, True)}",
+            predicted=m.roofline_tokens_per_s_per_chip(), measured=m.out_tokens_per_s_per_chip, bound="upper",
+            residual=f"{where}: the all-to-all, MoE matmuls below peak, kernel and scheduling overheads",
+            source=m.source))
+    return out
+
+
+def _links():
+    fits = {c: measured.fit_link(c) for c in measured.LINK_CLASSES}
+    out = []
+    for m in measured.LINKS:
+        published = m.time_s is not None
+        t = m.time_s if published else m.payload_bytes / m.bandwidth_bytes_per_s
+        out.append(Entry(
+            key=m.key, what="s per all-to-all" + ("" if published else " (payload / published bandwidth)"),
+            regime=LINK_REGIMES[m.link_class], predicted=m.floor_s(), measured=t, bound="lower",
+            residual="a fixed cost per collective (alpha) and a link below its line rate (beta)",
+            source=m.source, calibrated=fits[m.link_class].time_s(m.link_bytes) if m.use == "fit" else None))
+    return out
+
+
+def _training():
+    out = []
+    llama = models.get("Llama 3.1 405B")
+    out.append(Entry(
+        key="Llama 3.1 405B", what="pre-training FLOPs", regime="training compute (6ND)",
+        predicted=training.pretrain_flops(n_active=llama.active_params, tokens_pre=llama.pretrain_tokens),
+        measured=training.REPORTED["Llama 3.1 405B"]["flops"], bound="estimate",
+        residual="6ND leaves out attention FLOPs and rounds the token count",
+        source=training.REPORTED["Llama 3.1 405B"]["source"]))
+    v3, h800 = models.get("DeepSeek-V3"), hardware.get("H100")  # the H800 has the H100's tensor cores
+    flops = training.pretrain_flops(n_active=v3.active_params, tokens_pre=v3.pretrain_tokens)
+    out.append(Entry(
+        key="DeepSeek-V3", what="H800 GPU-hours of pre-training", regime="training time (at the BF16 peak)",
+        predicted=training.training_gpu_hours(train_flops=flops, mfu=1.0, flops=h800.flops_bf16),
+        measured=training.REPORTED["DeepSeek-V3"]["gpu_hours"], bound="lower",
+        residual="utilisation below the BF16 peak (MFU), communication, restarts",
+        source=training.REPORTED["DeepSeek-V3"]["source"]))
+    return out
+
+
+def entries():
+    """Every measurement the library holds, with its prediction: decode, all-to-all, training."""
+    return _decode() + _links() + _training()
+
+
+def summary(rows):
+    """Per regime: how many, the median ratio and the worst (farthest from 1 on a log scale)."""
+    groups = {}
+    for e in rows:
+        groups.setdefault(e.regime, []).append(e.ratio)
+    return {regime: {"n": len(r), "median": statistics.median(r), "worst": max(r, key=lambda x: abs(math.log(x)))}
+            for regime, r in groups.items()}

@@ -1,0 +1,43 @@
+"""The scoreboard: every measurement beside its prediction, each bound holding the way it claims."""
+
+import math
+
+import pytest
+
+from roofline import measured, scoreboard
+
+ROWS = scoreboard.entries()
+
+
+def test_every_measurement_the_library_holds_is_on_the_board():
+    keys = [e.key for e in ROWS]
+    assert set(measured.names()) <= set(keys) and set(measured.LINKS.names()) <= set(keys)
+    assert {"Llama 3.1 405B", "DeepSeek-V3"} <= set(keys)
+    assert len(keys) == len(measured.names()) + len(measured.LINKS.names()) + 2
+
+
+@pytest.mark.parametrize("entry", ROWS, ids=lambda e: e.key)
+def test_each_bound_holds(entry):
+    """The roofline's throughput is at or above every decode measurement; the link floor and full
+    utilisation at or below every time; 6ND within 2% of the reported compute."""
+    assert entry.holds, f"{entry.key}: ratio {entry.ratio:.3f} breaks the {entry.bound} bound"
+    if entry.bound == "estimate":
+        assert entry.ratio == pytest.approx(1, abs=0.02)
+    assert entry.source
+
+
+def test_calibrated_link_model_is_within_seven_percent_where_it_was_fitted():
+    fitted = [e for e in ROWS if e.calibrated is not None]
+    assert len(fitted) == 12
+    assert all(abs(e.measured / e.calibrated - 1) < 0.07 for e in fitted)
+
+
+def test_summary_by_hand():
+    """Median and worst (farthest from 1 on a log scale) per regime, recomputed here."""
+    table = scoreboard.summary(ROWS)
+    for regime, row in table.items():
+        ratios = sorted(e.ratio for e in ROWS if e.regime == regime)
+        n = len(ratios)
+        median = ratios[n // 2] if n % 2 else (ratios[n // 2 - 1] + ratios[n // 2]) / 2
+        assert row["n"] == n and row["median"] == pytest.approx(median)
+        assert abs(math.log(row["worst"])) == pytest.approx(max(abs(math.log(r)) for r in ratios))
