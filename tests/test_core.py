@@ -143,7 +143,7 @@ def test_check_never_raises(answer, expected, rel_tol, what):
 # -- the import graph flows one way -------------------------------------------------------------
 LAYERS = [("_check",), ("symbols",), ("equations",), ("decode",), ("moe",), ("pipeline",), ("memory",), ("training",), ("serving",),
           ("revnet",), ("registry",),
-          ("hardware", "models", "lecture", "prices"), ("hf",), ("deployment",), ("measured",), ("figures",),
+          ("hardware", "models", "lecture", "prices"), ("hf",), ("deployment",), ("measured",), ("scoreboard",), ("figures",),
           ("notebook",), ("web",), ("check",)]
 
 
