@@ -22,7 +22,6 @@ import fcntl
 import functools
 import http.server
 import os
-import shutil
 import subprocess
 import sys
 import threading

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import block_other_hosts, page_id
+from conftest import page_id
 
 pytestmark = pytest.mark.browser
 
