@@ -184,7 +184,7 @@ def test_link_share_by_hand():
 def test_the_floor_stays_below_every_measurement(key):
     """Link bytes at the datasheet line rate can never be beaten: at or below the published time, or, where
     only a bandwidth is published, the payload at that bandwidth. Rows marked 'shown' are compared too; the
-    reason they are not fitted (DeepEP's own byte count under NVLink forwarding) is in their notes."""
+    reason they are not fitted (DeepEP's own de-duplicated byte count) is in their notes."""
     m = measured.LINKS.get(key)
     measured_s = m.time_s if m.time_s is not None else m.payload_bytes / m.bandwidth_bytes_per_s
     assert m.floor_s() <= measured_s, f"{key}: floor {m.floor_s() * 1e6:.0f} us above {measured_s * 1e6:.0f} us"
@@ -218,7 +218,17 @@ def test_scale_up_fit_is_two_points_and_exact():
     assert 150e9 < fit.beta_bytes_per_s < 200e9 and 20e-6 < fit.alpha_s < 60e-6
 
 
+def test_the_intercept_moves_with_the_rows_fitted():
+    """Dispatches alone and combines alone give intercepts far apart (35 and 6 us): alpha is a fit's intercept,
+    not a constant of the link (the docstring and the scoreboard page say so)."""
+    alone = {op: measured.fit_link("scale-out", op) for op in ("dispatch", "combine")}
+    assert len(alone["dispatch"].keys) == len(alone["combine"].keys) == 5
+    assert alone["dispatch"].alpha_s > 25e-6 > 10e-6 > alone["combine"].alpha_s
+
+
 def test_bad_link_input_names_the_parameter():
+    with pytest.raises(ValueError, match="operation"):
+        measured.fit_link("scale-out", "allreduce")
     with pytest.raises(ValueError, match="link_class"):
         measured.fit_link("infiniband")
     with pytest.raises(ValueError, match="link_bytes"):

@@ -38,7 +38,7 @@ def check(answer, expected, rel_tol=0.05, what="answer", why=""):
             print(f"✗ {what}: rel_tol must be a finite number >= 0; got {short(rel_tol)}.")
             return False
         if answer is None:
-            print(f"· {what}: no answer yet; replace None with yours and run the cell again.")
+            print(f"· {what}: no answer yet;\n  replace None with yours and run the cell again.")
             return False
         if not _real(answer):
             print(f"✗ {what}: expected a number, got {short(answer)}.")

@@ -278,9 +278,12 @@ LINKS = registry.Registry("links.csv", _link_row, "link measurement")
 class LinkFit:
     """``t = alpha + link_bytes / beta``, fitted by least squares to one link class's measured all-to-alls.
 
-    ``alpha`` is the fixed cost of one collective (launch, synchronisation, the first byte's trip), s;
-    ``beta`` the bandwidth the link achieves, bytes/s per direction; ``residuals`` (measured - fitted) /
-    measured, in the order of ``keys``.
+    ``alpha`` is the fit's intercept, s: what an all-to-all costs beyond its bytes at ``beta``. It is not a
+    constant of the link: it also absorbs what differs between the kernels fitted together (dispatch casts
+    to FP8, combine reduces), the on-node traffic moving at the same time, waiting for the slowest sender
+    and per-peer costs, and it moves with the rows chosen (fit dispatch or combine alone with
+    ``operation``). ``beta`` is the bandwidth the link achieves, bytes/s per direction; ``residuals``
+    (measured - fitted) / measured, in the order of ``keys``.
     """
 
     link_class: str
@@ -294,8 +297,9 @@ class LinkFit:
         return self.alpha_s + _check.check_value("link_bytes", link_bytes, "nonnegative") / self.beta_bytes_per_s
 
 
-def fit_link(link_class):
-    """The :class:`LinkFit` of ``link_class`` ('scale-up' or 'scale-out') over its rows marked ``use = fit``.
+def fit_link(link_class, operation=None):
+    """The :class:`LinkFit` of ``link_class`` ('scale-up' or 'scale-out') over its rows marked ``use = fit``
+    (only ``operation``'s, 'dispatch' or 'combine', if given).
 
     >>> f = fit_link("scale-out")
     >>> print(f"alpha {f.alpha_s * 1e6:.0f} us, beta {f.beta_bytes_per_s / 1e9:.1f} GB/s, "
@@ -303,9 +307,13 @@ def fit_link(link_class):
     alpha 20 us, beta 41.8 GB/s, worst residual 6% over 10 all-to-alls
     """
     link_class = _check.choice("link_class", link_class, {c: c for c in LINK_CLASSES})
-    rows = [m for m in LINKS if m.link_class == link_class and m.use == "fit"]
+    if operation is not None:
+        operation = _check.choice("operation", operation, {"dispatch": "dispatch", "combine": "combine"})
+    rows = [m for m in LINKS if m.link_class == link_class and m.use == "fit"
+            and operation in (None, m.operation)]
     if len(rows) < 2 or len({m.link_bytes for m in rows}) < 2:
-        raise ValueError(f"fit_link: {link_class!r} needs two measured all-to-alls of different sizes")
+        raise ValueError(f"fit_link: {link_class!r} ({operation or 'both operations'}) needs two measured "
+                         "all-to-alls of different sizes")
     x = [m.link_bytes for m in rows]
     t = [m.time_s for m in rows]
     n, sx, st = len(x), sum(x), sum(t)

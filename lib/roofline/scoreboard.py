@@ -6,16 +6,16 @@ prediction bounds the measurement, and which term the residual belongs to:
 
 - **decode** (``roofline.measured.REGISTRY``): the roofline's output tokens/s per chip, an upper
   bound on throughput;
-- **all-to-all** (:data:`roofline.measured.LINKS`): link bytes at the datasheet line rate, a lower bound
-  on time, and beside it the latency + bandwidth model fitted to the same link class
-  (:func:`roofline.measured.fit_link`);
+- **all-to-all** (:data:`roofline.measured.LINKS`, the rows with a published time): link bytes at the
+  link's line rate, a lower bound on time, and beside it the latency + bandwidth model fitted to the same
+  link class (:func:`roofline.measured.fit_link`);
 - **training** (:data:`roofline.training.REPORTED`): 6ND against the compute a lab reports, and the
   hours of a run at full utilisation, a lower bound on its GPU-hours.
 
 >>> rows = entries()
 >>> worst = summary(rows)["all-to-all, scale-out (InfiniBand)"]
 >>> print(f"{worst['n']} all-to-alls: median {worst['median']:.2f}x the floor, worst {worst['worst']:.2f}x")
-16 all-to-alls: median 1.31x the floor, worst 2.33x
+10 all-to-alls: median 1.33x the floor, worst 1.56x
 """
 
 import dataclasses
@@ -57,10 +57,11 @@ def _decode():
     for m in measured.REGISTRY:
         d = m.deployment()
         where = "one scale-up domain" if m.n_chips <= m.hardware.scaleup_domain else "across scale-up domains"
+        refined, lecture = d.regime(m.batch, m.len_ctx, True), d.regime(m.batch, m.len_ctx, False)
         out.append(Entry(
-            key=m.key, what="output tokens/s per chip", regime=f"decode, {d.regime(m.batch, m.len_ctx, True)}",
+            key=m.key, what="output tokens/s per chip", regime=f"decode ({refined}; {lecture} in the lecture's terms)",
             predicted=m.roofline_tokens_per_s_per_chip(), measured=m.out_tokens_per_s_per_chip, bound="upper",
-            residual=f"{where}: the all-to-all, MoE matmuls below peak, kernel and scheduling overheads",
+            residual=f"{where}: the all-to-all, MoE matmuls and attention kernels below peak, scheduling overheads",
             source=m.source))
     return out
 
@@ -69,13 +70,13 @@ def _links():
     fits = {c: measured.fit_link(c) for c in measured.LINK_CLASSES}
     out = []
     for m in measured.LINKS:
-        published = m.time_s is not None
-        t = m.time_s if published else m.payload_bytes / m.bandwidth_bytes_per_s
+        if m.use != "fit":  # a bandwidth only, over DeepEP's own de-duplicated byte count: see its notes
+            continue
         out.append(Entry(
-            key=m.key, what="s per all-to-all" + ("" if published else " (payload / published bandwidth)"),
-            regime=LINK_REGIMES[m.link_class], predicted=m.floor_s(), measured=t, bound="lower",
-            residual="a fixed cost per collective (alpha) and a link below its line rate (beta)",
-            source=m.source, calibrated=fits[m.link_class].time_s(m.link_bytes) if m.use == "fit" else None))
+            key=m.key, what="s per all-to-all", regime=LINK_REGIMES[m.link_class], predicted=m.floor_s(),
+            measured=m.time_s, bound="lower",
+            residual="the fit's intercept (alpha) and a link below its line rate (beta)",
+            source=m.source, calibrated=fits[m.link_class].time_s(m.link_bytes)))
     return out
 
 
@@ -86,15 +87,16 @@ def _training():
         key="Llama 3.1 405B", what="pre-training FLOPs", regime="training compute (6ND)",
         predicted=training.pretrain_flops(n_active=llama.active_params, tokens_pre=llama.pretrain_tokens),
         measured=training.REPORTED["Llama 3.1 405B"]["flops"], bound="estimate",
-        residual="6ND leaves out attention FLOPs and rounds the token count",
+        residual="none to speak of: the reported figure is itself about 6ND (attention FLOPs left out)",
         source=training.REPORTED["Llama 3.1 405B"]["source"]))
     v3, h800 = models.get("DeepSeek-V3"), hardware.get("H100")  # the H800 has the H100's tensor cores
     flops = training.pretrain_flops(n_active=v3.active_params, tokens_pre=v3.pretrain_tokens)
     out.append(Entry(
-        key="DeepSeek-V3", what="H800 GPU-hours of pre-training", regime="training time (at the BF16 peak)",
+        key="DeepSeek-V3", what="H800 GPU-hours of pre-training", regime="training time (BF16-equivalent peak)",
         predicted=training.training_gpu_hours(train_flops=flops, mfu=1.0, flops=h800.flops_bf16),
         measured=training.REPORTED["DeepSeek-V3"]["gpu_hours"], bound="lower",
-        residual="utilisation below the BF16 peak (MFU), communication, restarts",
+        residual="utilisation below the peak (trained with FP8 matmuls), attention FLOPs 6ND leaves out, "
+                 "communication, restarts",
         source=training.REPORTED["DeepSeek-V3"]["source"]))
     return out
 
