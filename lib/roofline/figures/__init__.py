@@ -20,7 +20,7 @@ STYLE = {
     "xtick.labelsize": 10.5, "ytick.labelsize": 10.5, "legend.fontsize": 10, "legend.frameon": False,
 }
 """matplotlib rcParams for the book's static figures: 700 px wide, at least the book's text column (about
-690 px at a 1280-px window), so no text is shrunk below 10 pt (``plt.rcParams.update(STYLE)`` in each
+690 px at a 1280-px window), so no text is shrunk below 10 pt (:func:`use_style` applies it in each
 chapter's first cell)."""
 
 import re  # noqa: E402
@@ -29,7 +29,6 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import scale, ticker  # noqa: E402
 
 from .._check import SUPERSCRIPT  # noqa: E402
-
 
 
 def plain_log_label(label):
