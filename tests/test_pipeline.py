@@ -4,6 +4,7 @@ import pytest
 import sympy as sp
 
 from roofline import Deployment, decode, hardware, models, pipeline
+from roofline.notebook import deploy
 from roofline import symbols as s
 
 
@@ -67,3 +68,11 @@ def test_bad_schedule_input_is_named():
         pipeline.schedule(4, 4, "zero-bubble")
     with pytest.raises(ValueError, match="ops must hold"):
         pipeline.idle_fraction([])
+
+
+def test_hop_is_its_latency_plus_each_chips_share_of_the_activations():
+    """DeepSeek-V3 (hidden 7168), 8,192 sequences over 64 GB200s, BF16 activations: 128 x 7168 x 2 =
+    1,835,008 bytes per chip at 50 GB/s is 36.7 us, plus a 2.8 us latency."""
+    d = deploy("DeepSeek-V3", "GB200", "fp4", n_chips=64)
+    hop = d.evaluate(pipeline.hop_time_s, batch=8192, hop_latency=2.8e-6)
+    assert hop == pytest.approx(2.8e-6 + 1_835_008 / 50e9)

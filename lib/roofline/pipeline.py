@@ -61,6 +61,10 @@ def build(schedule="gpipe"):
                                 zero="0 for one stage: no pipeline, no bubble"),
         "stage_time_s": Spec(stage, "s", "Time of one pipeline stage: chapter 1's step with the model spread "
                              "over P G chips (each stage holds 1/P of it).", _S),
+        "hop_time_s": Spec(hop, "s", "One hop across a pipeline cut: the latency tau plus each chip's share of "
+                           "the batch's activations, (B/G) D b_a bytes, at the scale-out bandwidth. At a "
+                           "tiny message's latency and line rate it is a floor; measured.fit_link('scale-out') "
+                           "gives a latency and bandwidth calibrated on measured all-to-alls.", _S),
         "pipeline_token_latency_s": Spec(n_stages * stage + (n_stages - 1) * hop, "s",
                                          "Time for one pass through all P stages (a prefill or a first "
                                          "token): P stage times plus P - 1 hops (latency and the batch's "
@@ -76,6 +80,7 @@ cut_ratio = EQUATIONS["cut_ratio"]
 min_stage_layers = EQUATIONS["min_stage_layers"]
 bubble_fraction = EQUATIONS["bubble_fraction"]
 stage_time_s = EQUATIONS["stage_time_s"]
+hop_time_s = EQUATIONS["hop_time_s"]
 pipeline_token_latency_s = EQUATIONS["pipeline_token_latency_s"]
 pipeline_tokens_per_s = EQUATIONS["pipeline_tokens_per_s"]
 
