@@ -20,7 +20,7 @@ Chinchilla's law ``L = E + A/N^alpha + B/D^beta`` (Hoffmann et al. 2022) says wh
 quality a model of ``N`` parameters reaches on ``D`` tokens; :data:`LOSS_LAWS` holds the
 published constants and the 2024 refit. :func:`optimal_for_loss` solves the problem the
 heuristic approximates: the cheapest ``(N, D)`` that reaches a target loss when every
-parameter will also cost ``k`` FLOPs of serving (Sardana & Frankle 2024).
+parameter will also cost ``k`` FLOPs of serving (Sardana, Portes, Doubov & Frankle 2024, arXiv 2401.00448).
 
 >>> float(PRETRAIN_FLOPS_PER_PARAM)
 6.0
@@ -239,7 +239,7 @@ class Allocation:
 def optimal_for_loss(loss, usage_flops_per_param, law_name="epoch"):
     """The cheapest ``(N, D)`` whose Chinchilla loss is ``loss``, when each parameter also costs
     ``usage_flops_per_param`` (``k``) FLOPs after training: minimise ``6 N D + k N`` on the curve
-    ``L(N, D) = loss`` (Sardana & Frankle 2024, "Beyond Chinchilla-Optimal").
+    ``L(N, D) = loss`` (Sardana, Portes, Doubov & Frankle 2024, "Beyond Chinchilla-Optimal").
 
     With ``p = A/N^alpha`` and ``q = B/D^beta``, the Lagrange conditions reduce to one equation in ``D``,
     ``alpha p = beta q (1 + k / (6 D))`` with ``p + q = loss - E``, whose left side rises and right side
