@@ -131,3 +131,60 @@ def test_measured_runs_stay_above_the_step_with_the_all_to_all(key):
     tau = getattr(m.hardware, tier) or getattr(h100, tier)
     comm = d.evaluate(moe.comm_time_s, batch=m.batch, n_racks=racks, hop_latency=tau, act_bytes=1.5)
     assert max(m.terms()["step"], comm) < m.measured_step_time_s()
+
+
+def test_layouts_split_one_domain_or_add_each_racks_gpus():
+    """Split: the 64 GPUs of one NVL72 over 2 racks, 32 each. Widen: 2 x 72 = 144 GPUs of which 128 split
+    256 experts (2 each); on 8-GPU H100 nodes, 4 nodes hold 32 GPUs (8 experts each); a 32-GPU layer
+    over 64 racks counts 32 racks."""
+    assert moe.layout_chips(256, 72, 2) == (64, 2)
+    assert moe.layout_chips(256, 72, 2, "widen") == (128, 2)
+    assert moe.layout_chips(256, 8, 4, "widen") == (32, 4)
+    assert moe.layout_chips(256, 8, 64, "widen") == (256, 64)
+    assert moe.layout_chips(32, 8, 64, "widen") == (32, 32)
+    assert moe.layout_chips(384, 72, 1, "widen") == moe.layout_chips(384, 72, 1) == (64, 1)
+    with pytest.raises(ValueError, match="layout"):
+        moe.layout_chips(256, 72, 2, "stretch")
+    with pytest.raises(ValueError, match="n_racks"):
+        moe.layout_chips(256, 72, 1.5)
+
+
+def test_dispatch_in_fp8_and_combine_in_bf16():
+    """(1 + 2) / 2 = 1.5 bytes per value; the two phases at their own bytes take the time of two at the mean:
+    6,400 sequences on 64 GB200s in one rack, 100 x 8 x 7,168 x 63/64 = 5,644,800 values a phase per GPU,
+    at 1 byte (dispatch) and 2 (combine) over 900 GB/s, 58 layers."""
+    assert moe.act_bytes_per_value() == 1.5
+    assert moe.act_bytes_per_value("bf16", "bf16") == 2.0
+    assert moe.act_bytes_per_value("FP8", 2) == 1.5
+    d = Deployment(V3, GB200, precision="fp4", n_chips=64)
+    both = d.evaluate(moe.a2a_bandwidth_time_s, batch=6400, n_racks=1, act_bytes=moe.act_bytes_per_value())
+    assert both == pytest.approx(58 * (5_644_800 * 1 + 5_644_800 * 2) / 900e9)
+    for racks in (2, 4):  # across racks too: one half at 1 byte plus one at 2 is two at 1.5
+        halves = [d.evaluate(moe.a2a_bandwidth_time_s, batch=6400, n_racks=racks, act_bytes=b) / 2 for b in (1, 2)]
+        got = d.evaluate(moe.a2a_bandwidth_time_s, batch=6400, n_racks=racks, act_bytes=1.5)
+        assert got == pytest.approx(sum(halves))
+    with pytest.raises(ValueError, match="dispatch"):
+        moe.act_bytes_per_value("fp16")
+    with pytest.raises(ValueError, match="combine"):
+        moe.act_bytes_per_value("fp8", -1)
+
+
+def test_link_values_floor_and_calibrated():
+    """Floor: the H800's 64-byte latencies (3.33 us NVLink, 2.8 us InfiniBand) where the chip has none, the
+    datasheet NIC. Calibrated: DeepEP's EP8 pair through a line (77 us at 6.62 MB, 114 us at 12.85 MB on
+    NVLink: intercept 37.6 us), the InfiniBand fit's 20.0 us and its 41.8 GB/s of 50 (GB300's 100 GB/s NIC
+    at the same share)."""
+    assert moe.link_values("GB200", 1, "floor") == {"hop_latency": 3.33e-6, "scaleout_bw": 50e9}
+    assert moe.link_values("GB200", 2, "floor") == {"hop_latency": 2.8e-6, "scaleout_bw": 50e9}
+    x = [128 * 8 * 7168 * b * 7 / 8 for b in (1.03125, 2)]
+    alpha_up = 77e-6 - x[0] * (114e-6 - 77e-6) / (x[1] - x[0])
+    assert moe.link_values("GB200", 1)["hop_latency"] == pytest.approx(alpha_up, rel=1e-9)
+    assert alpha_up == pytest.approx(37.6e-6, abs=0.1e-6)
+    two = moe.link_values("GB200", 2)
+    assert two["hop_latency"] == pytest.approx(19.97e-6, abs=0.01e-6)
+    assert two["scaleout_bw"] == pytest.approx(41.85e9, rel=1e-3)
+    assert moe.link_values("GB300", 2)["scaleout_bw"] == pytest.approx(2 * two["scaleout_bw"])
+    with pytest.raises(ValueError, match="links"):
+        moe.link_values("GB200", 2, "measured")
+    with pytest.raises(ValueError, match="scale-out"):
+        moe.link_values("Ironwood", 2)

@@ -145,16 +145,21 @@ def draw_cable_density(ax, trays_per_side=2, cables_per_tray=2, title=""):
 
 
 # -- the step with communication -----------------------------------------------------------------
-def step_parts(deployment, batch, len_ctx, n_racks=1, hop_latency=None):
+def step_parts(deployment, batch, len_ctx, n_racks=1, hop_latency=None, scaleout_bw=None, act_bytes=None):
     """Compute, weights + KV (memory), all-to-all and the step with it (added, and hidden), ms, over ``batch``.
 
     ``hop_latency``: seconds; default the deployment's (its scale-up tier's, where published; else 0).
+    ``scaleout_bw`` (bytes/s per chip) and ``act_bytes`` (bytes per value, dispatch and combine
+    averaged: :func:`roofline.moe.act_bytes_per_value`): default the deployment's.
     """
     if not isinstance(deployment, Deployment):
         raise ValueError(f"deployment must be a roofline.Deployment; got {_check.short(deployment)}")
     b = _check.check_value("batch", batch)
     tau = hop_latency if hop_latency is not None else deployment.values.get("hop_latency", 0.0)
     given = dict(batch=b, len_ctx=len_ctx, n_racks=n_racks, hop_latency=tau)
+    for name, value in (("scaleout_bw", scaleout_bw), ("act_bytes", act_bytes)):
+        if value is not None:
+            given[name] = _check.check_value(name, value)
     t = deployment.terms(b, len_ctx)
     out = {"compute": t["compute"], "weights": t["weights"], "kv": t["kv"], "memory": t["memory"],
            "comm": deployment.evaluate(moe.comm_time_s, **given),
@@ -164,12 +169,13 @@ def step_parts(deployment, batch, len_ctx, n_racks=1, hop_latency=None):
     return {k: np.broadcast_to(v, shape) * MS for k, v in out.items()}
 
 
-def draw_step_parts(ax, deployment, batch, len_ctx, n_racks=1, hop_latency=None):
+def draw_step_parts(ax, deployment, batch, len_ctx, n_racks=1, hop_latency=None, scaleout_bw=None,
+                    act_bytes=None):
     """Draw the step's parts against batch: chapter 1's compute, weight fetch, KV fetch and their memory
     sum, the all-to-all, and the step with the all-to-all added (bold) or hidden (dash-dot). Returns the
     artists by name."""
     x = _check.check_value("batch", batch)
-    y = step_parts(deployment, x, len_ctx, n_racks, hop_latency)
+    y = step_parts(deployment, x, len_ctx, n_racks, hop_latency, scaleout_bw, act_bytes)
     art = {
         "compute": ax.plot(x, y["compute"], color=COLORS["compute"], lw=1, label="compute")[0],
         "weights": ax.plot(x, y["weights"], color=COLORS["weights"], lw=1, label="weight fetch")[0],
@@ -200,10 +206,13 @@ class MoeFigure(LiveFigure):
         Batch marked with a vertical line; the label names what sets the step there.
     hop_latency : float, optional
         Seconds per all-to-all; default the deployment's.
+    scaleout_bw, act_bytes : float, optional
+        The scale-out bandwidth per chip (bytes/s) and the bytes per activation value; default the
+        deployment's. :func:`roofline.moe.link_values` gives ``hop_latency`` and ``scaleout_bw``.
     """
 
-    def __init__(self, deployment, len_ctx, n_racks=1, marker_batch=4096, hop_latency=None, *,
-                 batch_range=(1, 1e5), n_points=100, figsize=(7.0, 4.8), dpi=100):
+    def __init__(self, deployment, len_ctx, n_racks=1, marker_batch=4096, hop_latency=None, scaleout_bw=None,
+                 act_bytes=None, *, batch_range=(1, 1e5), n_points=100, figsize=(7.0, 4.8), dpi=100):
         lo, hi = (_check.check_value("batch_range", v) for v in batch_range)
         if not lo < hi:
             raise ValueError(f"batch_range must be (low, high) with low < high; got {batch_range!r}")
@@ -215,7 +224,9 @@ class MoeFigure(LiveFigure):
         self.fig.subplots_adjust(left=0.11, right=0.955, bottom=0.36, top=0.97)
         self.deployment, self.len_ctx, self.n_racks = deployment, len_ctx, n_racks
         self.marker_batch, self.hop_latency = marker_batch, hop_latency
-        self.parts = draw_step_parts(ax, deployment, self.batch, len_ctx, n_racks, hop_latency)
+        self.scaleout_bw, self.act_bytes = scaleout_bw, act_bytes
+        self.parts = draw_step_parts(ax, deployment, self.batch, len_ctx, n_racks, hop_latency, scaleout_bw,
+                                     act_bytes)
         self.parts["wall"].set_label("KV cache does not fit")
         log_axes(ax).set_xlim(lo, hi)
         ax.tick_params(labelsize=10)
@@ -225,7 +236,8 @@ class MoeFigure(LiveFigure):
                              bbox=dict(facecolor="white", alpha=0.85, lw=0, pad=1))
         self.update()
 
-    def update(self, deployment=None, len_ctx=None, n_racks=None, marker_batch=None, hop_latency=None):
+    def update(self, deployment=None, len_ctx=None, n_racks=None, marker_batch=None, hop_latency=None,
+               scaleout_bw=None, act_bytes=None):
         """Redraw with any input changed; returns what sets the step at the marker: 'compute',
         'memory' or 'communication' (the largest of the three)."""
         if deployment is not None:
@@ -233,18 +245,19 @@ class MoeFigure(LiveFigure):
                 raise ValueError(f"deployment must be a roofline.Deployment; got {_check.short(deployment)}")
             self.deployment = deployment
         for name, value in (("len_ctx", len_ctx), ("n_racks", n_racks), ("marker_batch", marker_batch),
-                            ("hop_latency", hop_latency)):
+                            ("hop_latency", hop_latency), ("scaleout_bw", scaleout_bw), ("act_bytes", act_bytes)):
             if value is not None:
                 setattr(self, name, _check.check_value(name, value, "nonnegative" if name == "hop_latency"
                                                        else "positive"))
         d, L, b = self.deployment, self.len_ctx, self.marker_batch
-        y = step_parts(d, self.batch, L, self.n_racks, self.hop_latency)
+        links = (self.n_racks, self.hop_latency, self.scaleout_bw, self.act_bytes)
+        y = step_parts(d, self.batch, L, *links)
         for key in ("compute", "weights", "kv", "memory", "comm", "hidden", "step"):
             self.parts[key].set_ydata(y[key])
         wall = memory_wall(d, L)
         _set_wall(self.parts["wall"], wall, self.batch)
         self.marker.set_xdata([b, b])
-        at = step_parts(d, np.array([b, b]), L, self.n_racks, self.hop_latency)
+        at = step_parts(d, np.array([b, b]), L, *links)
         parts = {"compute": at["compute"][0], "memory": at["memory"][0], "communication": at["comm"][0]}
         self.regime = max(parts, key=parts.get)
         share = at["comm"][0] / max(at["compute"][0], at["memory"][0])
