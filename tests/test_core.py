@@ -74,7 +74,8 @@ def test_deployment_evaluates_any_registered_equation():
 
 CH5_VALUES = dict(tokens_pre=1e13, tokens_rl=1e12, tokens_inf=1e13, rl_flops=4, decode_mfu=0.33, traffic=5e7,
                   deploy_s=5e6, tokens_per_param=20, loss_floor=1.8, loss_a=482, loss_b=2085, alpha_n=0.35,
-                  beta_d=0.37, loss=2.0, train_flops=1e24, mfu=0.4)
+                  beta_d=0.37, loss=2.0, train_flops=1e24, mfu=0.4, tokens_prefill=4e12, tokens_decode=2e12,
+                  prefill_mfu=0.9)
 
 CH6_VALUES = dict(pass_len=1000, kv_layers=61, head_dim=128, kv_heads=8, kv_elem_bytes=1, attn_sparsity=8,
                   tier_bytes=3.84e12, tier_bw=7e9, tier_price=0.1, hold_s=300)
@@ -143,7 +144,7 @@ def test_check_never_raises(answer, expected, rel_tol, what):
 # -- the import graph flows one way -------------------------------------------------------------
 LAYERS = [("_check",), ("symbols",), ("equations",), ("decode",), ("moe",), ("pipeline",), ("memory",), ("training",), ("serving",),
           ("revnet",), ("registry",),
-          ("hardware", "models", "lecture", "prices"), ("hf",), ("deployment",), ("measured",), ("scoreboard",), ("figures",),
+          ("hardware", "models", "lecture", "prices"), ("hf",), ("deployment",), ("measured",), ("scoreboard", "ledger"), ("figures",),
           ("notebook",), ("web",), ("check",)]
 
 
