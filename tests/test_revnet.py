@@ -196,6 +196,81 @@ def test_activation_trade_by_hand():
     assert math.isinf(revnet.act_recompute_over_traffic(n_layers=1, n_active=n, flops=f, mem_bw=w, **GPT3))
 
 
+# -- Gomez et al.'s block, the strict avalanche criterion, Luby-Rackoff, the edge of chaos ----------------
+def test_gomez_block_by_hand_and_back():
+    """y1 = x1 + F(x2), y2 = x2 + G(y1): with F(v) = 10 v, G(v) = v^2, (1, 2) -> (21, 443), and back."""
+    F, G = (lambda v: 10 * v), (lambda v: v * v)
+    y1, y2 = revnet.gomez_block(np.array([1.0]), np.array([2.0]), F, G)
+    assert (float(y1[0]), float(y2[0])) == (21.0, 443.0)
+    x1, x2 = revnet.gomez_block_inverse(y1, y2, F, G)
+    assert (float(x1[0]), float(x2[0])) == (1.0, 2.0)
+    rng = np.random.default_rng(4)  # the paper's formula, written out, on random arrays
+    w1, w2 = rng.standard_normal((2, 8, 8))
+    F, G = (lambda v: np.tanh(v @ w1)), (lambda v: np.sin(v @ w2))
+    a, b = rng.standard_normal((2, 3, 8))
+    got = revnet.gomez_block(a, b, F, G)
+    assert np.allclose(got[0], a + F(b)) and np.allclose(got[1], b + G(a + F(b)))
+
+
+def test_sac_of_one_round_by_hand():
+    """One round, (x, y) -> (y ^ F(x), x): a flip of y's bit i flips the output's bit 16 + i and nothing else; a
+    flip of x's bit i flips the output's bit i (the old x is the new y) every time."""
+    m = revnet.toy_sac(1, n_blocks=256)
+    assert m.shape == (32, 32)
+    for i in range(16):
+        assert m[i, 16 + i] == 1 and m[i].sum() == 1
+        assert m[16 + i, i] == 1 and m[16 + i, :16].sum() == 1
+
+
+def test_sac_mean_is_the_avalanche():
+    """The mean of the per-bit table is toy_avalanche's measure on the same blocks and keys."""
+    for r in (2, 3, 5):
+        assert revnet.toy_sac(r, n_blocks=256).mean() == pytest.approx(revnet.toy_avalanche(r, n_blocks=256))
+
+
+def test_luby_rackoff_random_round_functions_pass_sac_at_three_rounds_the_toy_does_not():
+    """Three rounds of independent random functions meet the criterion bit by bit, within 6 standard errors
+    (0.5 / sqrt(n)); two rounds never do, whatever F (the y half of a y flip is carried, not mixed); the toy's
+    round function still leaves bits that flip always or never after three rounds."""
+    n = 4096
+    noise = 0.5 / math.sqrt(n)
+    ideal3 = revnet.toy_sac(3, n_blocks=n, ideal=True)
+    assert np.abs(ideal3 - 0.5).max() < 6 * noise
+    ideal2 = revnet.toy_sac(2, n_blocks=n, ideal=True)
+    assert ideal2[0, 0] == 1 and ideal2[0, 1:16].sum() == 0  # y's bit 0 comes back as y's bit 0
+    toy3 = revnet.toy_sac(3, n_blocks=n)
+    assert ((toy3 == 0) | (toy3 == 1)).any()
+    assert np.abs(revnet.toy_sac(4, n_blocks=n) - 0.5).max() < 6 * noise
+
+
+def test_ideal_differentials_look_random_from_three_rounds():
+    """With random round functions the 2-round top difference is rare (F(u) ^ F(u ^ 1) is a random value for
+    each pair) and from three rounds the top count is what chance gives; the y half after 2 rounds is fixed."""
+    n = 2**18
+    by_round = revnet.toy_differentials(4, 1, n_blocks=n, ideal=True)
+    assert by_round[0] == (1.0, 1 << 16)
+    assert by_round[1][1] & 0xFFFF == 1 and by_round[1][0] < 0.01
+    assert all(p * n <= 6 for p, _ in by_round[2:])
+
+
+def test_mean_field_by_hand_and_by_sampling():
+    """No bias, sigma_w <= 1: q* = 0 and chi_1 = sigma_w^2 (tanh'(0) = 1). sigma_w = 3 against the same fixed
+    point found by Monte Carlo (a million normal samples), and against the measured per-layer growth of a
+    small change in a width-64 net (finite width lowers it a few per cent)."""
+    assert revnet.tanh_mean_field(0.8) == (0.0, 0.64)
+    assert revnet.tanh_mean_field(1.0) == (0.0, 1.0)
+    z = np.random.default_rng(0).standard_normal(1_000_000)
+    q = 1.0
+    for _ in range(200):
+        q = 9 * np.mean(np.tanh(np.sqrt(q) * z) ** 2)
+    chi = 9 * np.mean(1 / np.cosh(np.sqrt(q) * z) ** 4)
+    q_mf, chi_mf = revnet.tanh_mean_field(3.0)
+    assert q_mf == pytest.approx(q, rel=0.01) and chi_mf == pytest.approx(chi, rel=0.01)
+    _, gain = revnet.mlp_avalanche(48, weight_scale=3.0, nudge=1e-8)
+    assert (gain[47] / gain[23]) ** (1 / 24) == pytest.approx(math.sqrt(chi_mf), rel=0.05)
+    assert revnet.tanh_mean_field(1.0, 0.05)[1] < 1  # a bias moves the edge above sigma_w = 1
+
+
 # -- bad input --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("call, match", [
     (lambda: revnet.feistel_round(np.ones(2), np.ones(2), "f"), r"f must be a callable"),
@@ -210,6 +285,12 @@ def test_activation_trade_by_hand():
     (lambda: revnet.mlp_avalanche(0), r"depth must be an integer in \[1, 1024\]; got 0"),
     (lambda: revnet.mlp_avalanche(4, weight_scale=-1), r"weight_scale must be a finite number > 0; got -1"),
     (lambda: revnet.sha256_avalanche(n_bytes=0), r"n_bytes must be an integer in \[1, 4096\]; got 0"),
+    (lambda: revnet.toy_sac(3, n_blocks=0), r"n_blocks must be an integer in \[1, 65536\]; got 0"),
+    (lambda: revnet.toy_sac(0), r"rounds must be an integer in \[1, 64\]; got 0"),
+    (lambda: revnet.tanh_mean_field(0), r"weight_scale must be a finite number > 0; got 0"),
+    (lambda: revnet.tanh_mean_field(1, -0.1), r"bias_scale must be a finite number >= 0; got -0.1"),
+    (lambda: revnet.tanh_mean_field(200), r"weight_scale and bias_scale must be at most 100; got 200"),
+    (lambda: revnet.gomez_block(np.ones(2), np.ones(2), "F", np.sin), r"f must be a callable"),
     (lambda: revnet.layer_activation_bytes(**(GPT3 | {"d_model": 0})), r"d_model must be a finite number > 0; got 0"),
     (lambda: revnet.training_activation_bytes(n_layers=-2, **GPT3), r"n_layers must be a finite number > 0; got -2"),
     (lambda: revnet.layer_activation_bytes.under(scores="sparse"), r"scores must be one of 'stored', 'flash'"),

@@ -176,6 +176,26 @@ def revnet_block_inverse(x_out, y_out, f, xor=False):
     return x, y
 
 
+def gomez_block(x1, x2, F, G):
+    """Gomez et al.'s reversible block with two functions: ``y1 = x1 + F(x2)``, ``y2 = x2 + G(y1)``.
+
+    It is two of the lecture's blocks (:func:`revnet_block`), first with ``F`` and then with ``G``,
+    started from the streams ``(x2, x1)``: each half is one additive coupling of NICE (Dinh et al.
+    2014), that is one Feistel round. Returns ``(y1, y2)``.
+
+    >>> gomez_block(np.array([1.0]), np.array([2.0]), lambda v: 10 * v, lambda v: v * v)
+    (array([21.]), array([443.]))
+    """
+    y2, y1 = revnet_stack(x2, x1, [F, G])
+    return y1, y2
+
+
+def gomez_block_inverse(y1, y2, F, G):
+    """Undo :func:`gomez_block`: ``x2 = y2 - G(y1)``, then ``x1 = y1 - F(x2)``. Returns ``(x1, x2)``."""
+    x2, x1 = revnet_stack_inverse(y2, y1, [F, G])
+    return x1, x2
+
+
 def _functions(fs):
     fs = list(fs) if not callable(fs) else None
     if not fs:
@@ -250,6 +270,21 @@ def toy_keys(rounds, seed=0):
     return np.random.default_rng(seed).integers(0, 1 << 16, _rounds(rounds)).astype(np.uint32)
 
 
+def ideal_round_tables(rounds, seed=0):
+    """``rounds`` independent uniformly random functions on 16-bit halves, each as a table of 2^16 values
+    (seeded): the round functions of Luby and Rackoff's theorem (1988), in place of the toy's key-XOR-S-box
+    round function."""
+    rng = np.random.default_rng(seed + 3)
+    return [rng.integers(0, 1 << 16, 1 << 16).astype(np.uint16) for _ in range(_rounds(rounds))]
+
+
+def _round_functions(rounds, seed, ideal, dtype=np.uint32):
+    """The toy cipher's round functions as table lookups: keyed (:func:`toy_round_function`) or ideal."""
+    if ideal:
+        return [lambda v, t=t.astype(dtype): t[v] for t in ideal_round_tables(rounds, seed)]
+    return _round_tables(toy_keys(rounds, seed), dtype)
+
+
 def _blocks(blocks):
     arr = np.asarray(blocks)
     if arr.dtype.kind not in "iu" or (arr.size and (arr.min() < 0 or arr.max() >= 1 << 32)):
@@ -303,6 +338,31 @@ def toy_avalanche(rounds, n_blocks=256, seed=0):
     return float(np.bitwise_count(changed).mean() / 32)
 
 
+def toy_sac(rounds, n_blocks=4096, seed=0, ideal=False):
+    """The strict avalanche criterion (Webster and Tavares 1985) bit by bit: a 32 x 32 array whose entry
+    ``[i, j]`` is the share of ``n_blocks`` random blocks for which flipping input bit ``i`` flips output bit
+    ``j`` (bit 0 the lowest; bits 0-15 the ``y`` half, 16-31 the ``x`` half). A cipher meets the criterion
+    when every entry is 1/2, within the sample's noise, ``0.5 / sqrt(n_blocks)``; its mean is
+    :func:`toy_avalanche`'s measure. ``ideal`` replaces the round function by independent random
+    functions (:func:`ideal_round_tables`).
+
+    >>> m = toy_sac(1, n_blocks=64)
+    >>> float(m[0, 16]), float(m[0, 0])   # one round moves y's bit 0 to x's bit 0, and only there
+    (1.0, 0.0)
+    """
+    fs = _round_functions(rounds, seed, ideal)
+    rng = np.random.default_rng(seed + 1)
+    blocks = rng.integers(0, 1 << 32, _count(n_blocks, "n_blocks", 1, 1 << 16), dtype=np.uint64).astype(np.uint32)
+    flips = np.uint32(1) << np.arange(32, dtype=np.uint32)
+
+    def enc(b):
+        x, y = revnet_stack(b >> 16, b & 0xFFFF, fs, xor=True)
+        return (x << 16) | y
+
+    changed = enc(blocks[:, None] ^ flips[None, :]) ^ enc(blocks)[:, None]    # n x 32 input flips
+    return ((changed[:, :, None] >> np.arange(32, dtype=np.uint32)) & 1).mean(axis=0)
+
+
 def most_common(values):
     """The most common value of ``values`` and how often it occurs, as ``(count, value)``; of equally common
     values, the smallest. One sort (``np.unique`` with counts takes ten times as long on millions).
@@ -323,19 +383,19 @@ def most_common(values):
     return int(lengths[i]) + 1, int(v[same[starts[i]]])
 
 
-def toy_differentials(rounds, delta, n_blocks=4096, seed=0):
+def toy_differentials(rounds, delta, n_blocks=4096, seed=0, ideal=False):
     """:func:`toy_differential` after each of 1, 2, ..., ``rounds`` rounds, as a list of ``(share, difference)``.
 
     The round keys of a shorter cipher are the first ones of a longer one (:func:`toy_keys`) and the sample
     is the same, so the blocks are encrypted once, round by round, and measured after every round.
+    ``ideal`` replaces the round function by independent random functions (:func:`ideal_round_tables`).
     """
     delta = _blocks(delta)
     if delta.ndim or int(delta) == 0:
         raise ValueError(f"delta must be one non-zero 32-bit integer; got {short(delta)}")
-    keys = toy_keys(rounds, seed)
     rng = np.random.default_rng(seed + 2)
     x = rng.integers(0, 1 << 32, _count(n_blocks, "n_blocks", 1, 1 << 24), dtype=np.uint64).astype(np.uint32)
-    fs = _round_tables(keys, np.uint16)  # halves as 16-bit integers: half the memory traffic of toy_encrypt
+    fs = _round_functions(rounds, seed, ideal, np.uint16)  # 16-bit halves: half the memory traffic
     halves = lambda v: ((v >> 16).astype(np.uint16), (v & 0xFFFF).astype(np.uint16))  # noqa: E731
     a, b = halves(x), halves(x ^ delta)
     out = []
@@ -346,7 +406,7 @@ def toy_differentials(rounds, delta, n_blocks=4096, seed=0):
     return out
 
 
-def toy_differential(rounds, delta, n_blocks=4096, seed=0):
+def toy_differential(rounds, delta, n_blocks=4096, seed=0, ideal=False):
     """The GF(2) derivative of the toy cipher in direction ``delta``: ``E(x) ^ E(x ^ delta)`` over random x.
 
     Returns the share of blocks that give the most common output difference (1: the derivative is a
@@ -354,7 +414,7 @@ def toy_differential(rounds, delta, n_blocks=4096, seed=0):
     difference. A sample estimate: it cannot see probabilities much below 1/n_blocks, nor tell a random
     permutation's 2^-32 from anything else that small (``n_blocks`` up to 2^24).
     """
-    return toy_differentials(rounds, delta, n_blocks, seed)[-1]
+    return toy_differentials(rounds, delta, n_blocks, seed, ideal)[-1]
 
 
 # -- SHA-256 ----------------------------------------------------------------------------------------
@@ -379,6 +439,40 @@ def sha256_avalanche(n_messages=8, n_bytes=64, seed=0):
 def _layernorm(v):
     mu = v.mean(axis=-1, keepdims=True)
     return (v - mu) / np.sqrt(v.var(axis=-1, keepdims=True) + 1e-5)
+
+
+def tanh_mean_field(weight_scale, bias_scale=0.0):
+    """The mean-field theory of a wide random tanh net (Poole et al. 2016, Schoenholz et al. 2017):
+    returns ``(q_star, chi_1)``.
+
+    Weights have standard deviation ``weight_scale / sqrt(width)``, biases ``bias_scale``. ``q_star`` is
+    the fixed point of the pre-activations' variance, ``q = sigma_w^2 E[tanh(sqrt(q) z)^2] + sigma_b^2``;
+    ``chi_1 = sigma_w^2 E[tanh'(sqrt(q*) z)^2]`` (z standard normal) is the factor by which each layer
+    multiplies the squared length of a small change of its input. Above 1 the net is chaotic (nearby
+    inputs drift apart, by ``sqrt(chi_1)`` per layer), below 1 ordered; 1 is the edge of chaos. Without
+    biases the transition is at ``weight_scale`` 1 exactly, where ``q* = 0`` and ``chi_1 = sigma_w^2``.
+    Expectations by 101-point Gauss-Hermite quadrature, the fixed point by iteration.
+
+    >>> tanh_mean_field(0.8)
+    (0.0, 0.64)
+    """
+    sw = check_value("weight_scale", weight_scale)
+    sb = check_value("bias_scale", bias_scale, "nonnegative")
+    if sw > 100 or sb > 100:
+        raise ValueError(f"weight_scale and bias_scale must be at most 100; got {sw:g} and {sb:g}")
+    z, w = np.polynomial.hermite_e.hermegauss(101)
+    w = w / w.sum()
+    q = 0.0  # no bias and sigma_w <= 1: tanh(u)^2 < u^2 pulls every q > 0 down to 0
+    if sb > 0 or sw > 1:
+        q = 1.0 + sb**2
+        for _ in range(1_000_000):
+            q_new = sw**2 * float(np.sum(w * np.tanh(np.sqrt(q) * z) ** 2)) + sb**2
+            done = abs(q_new - q) <= 1e-14 * q_new
+            q = q_new
+            if done:
+                break
+    chi = sw**2 * float(np.sum(w / np.cosh(np.sqrt(q) * z) ** 4))
+    return round(q, 12), round(chi, 12)
 
 
 def mlp_avalanche(depth, width=64, residual=False, weight_scale=3.0, nudge=1e-2, n_inputs=64, seed=0,
