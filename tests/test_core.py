@@ -78,7 +78,7 @@ CH5_VALUES = dict(tokens_pre=1e13, tokens_rl=1e12, tokens_inf=1e13, rl_flops=4, 
                   prefill_mfu=0.9)
 
 CH6_VALUES = dict(pass_len=1000, kv_layers=61, head_dim=128, kv_heads=8, kv_elem_bytes=1, attn_sparsity=8,
-                  tier_bytes=3.84e12, tier_bw=7e9, tier_price=0.1, hold_s=300)
+                  tier_bytes=3.84e12, tier_bw=7e9, tier_price=0.1, hold_s=300, n_reuse=3)
 CH7_VALUES = dict(n_layers=61, n_heads=128, saved_act_bytes=2)
 
 

@@ -55,6 +55,7 @@ def systems(draw):
         kv_heads=draw(log_uniform(1, 128)), kv_elem_bytes=draw(st.sampled_from([0.5, 1.0, 2.0])),
         attn_sparsity=draw(log_uniform(1, 1e3)), tier_bytes=draw(log_uniform(1e9, 1e14)),
         tier_bw=draw(log_uniform(1e7, 1e13)), tier_price=draw(log_uniform(1e-3, 1e2)), hold_s=draw(log_uniform(1e-3, 1e5)),
+        n_reuse=draw(log_uniform(1, 1e4)),
     )
 
 

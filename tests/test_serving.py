@@ -82,3 +82,41 @@ def test_drain_times_from_the_registry():
 def test_bad_input_names_the_parameter(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_decode_kv_over_compute_by_hand():
+    """Llama 3.1 70B (GQA: 80 layers x 8 KV heads x 128 x 2 values x 2 bytes = 327,680 B; attention 2 FLOPs x
+    2 products x 64 query heads x 128 x 80 layers = 2,621,440 FLOP per token of context) on an H200 (4.8 TB/s,
+    FP8 weights at 1,978.9 TFLOP/s, BF16 attention at 989.4): at 4,096 tokens, and its limit."""
+    kw = dict(n_active=70.6e9, flops=1978.9e12, mem_bw=4.8e12, kv_bytes=327_680, attn_flops=2 * 2 * 64 * 128 * 80,
+              attn_flops_rate=989.4e12)
+    kv = 4096 * 327_680 / 4.8e12
+    comp = 2 * 70.6e9 / 1978.9e12 + 2_621_440 * 4096 / 989.4e12
+    assert call(serving.decode_kv_over_compute, len_ctx=4096, **kw) == pytest.approx(kv / comp)
+    assert call(serving.decode_kv_over_compute_limit, **kw) == pytest.approx(327_680 * 989.4e12 / (2_621_440 * 4.8e12))
+
+
+def test_mla_decode_is_never_kv_bound_at_one_precision():
+    """DeepSeek-V3's absorbed MLA: 61 layers of a 576-value latent (70,272 B in BF16), and per layer and token of
+    context 2 FLOPs x 128 heads x (576 + 512) products. Read and multiplied at one precision, the limit of KV read
+    over compute is 70,272 x 989.4e12 / (61 x 278,528 x 4.8e12) = 0.85 on an H200: never KV-bound."""
+    a = 61 * 2 * 128 * (576 + 512)
+    assert models.get("DeepSeek-V3").attention_flops_per_token() == pytest.approx(a)
+    lim = serving.decode_kv_over_compute_limit(mem_bw=4.8e12, kv_bytes=61 * 576 * 2, attn_flops=a,
+                                               attn_flops_rate=989.4e12)
+    assert lim == pytest.approx(0.8525, abs=1e-3)
+
+
+def test_reuse_breakeven_by_hand():
+    """A 1,667-byte token held 5 minutes in a $2/h GB200's HBM (199 GB, 8 TB/s) against recomputing 100B active
+    parameters at 5 PFLOP/s on the same $2/h: hold = 1,667/199e9 x 2/3600 x 300, read = 1,667/8e12 x 2/3600,
+    recompute = 2e11/5e15 x 2/3600; holding pays from hold / (recompute - read) reads."""
+    kw = dict(n_active=1e11, flops=5e15, kv_bytes=1667, price=2.0, tier_bytes=199e9, tier_bw=8e12, tier_price=2.0,
+              hold_s=300)
+    hold, read, rec = 1667 / 199e9 * 2 / 3600 * 300, 1667 / 8e12 * 2 / 3600, 2e11 / 5e15 * 2 / 3600
+    n = serving.reuse_breakeven_n(**kw)
+    assert n == pytest.approx(hold / (rec - read))
+    assert call(serving.held_prefix_cost_usd, n_reuse=3, **kw) == pytest.approx(hold + 3 * read)
+    assert call(serving.reprefill_cost_usd, n_reuse=3, **kw) == pytest.approx(3 * rec)
+    # a device too slow to read back a token faster than recomputing it never pays
+    assert serving.reuse_breakeven_n(**(kw | dict(tier_bw=1.0))) == float("inf")

@@ -30,8 +30,8 @@ from sympy.physics import units as u
 from . import decode, equations
 from .equations import Spec
 from .symbols import (USD, B, N_active, N_total, attn_sparsity, bytes_per_param, flops, head_dim, hold_s, kv_bytes,
-                      kv_elem_bytes, kv_heads, kv_layers, len_ctx, mem_bw, n_chips, pass_len, price, tier_bw,
-                      tier_bytes, tier_price)
+                      kv_elem_bytes, kv_heads, kv_layers, len_ctx, mem_bw, n_chips, n_reuse, pass_len, price,
+                      tier_bw, tier_bytes, tier_price)
 
 SECONDS_PER_HOUR = decode.SECONDS_PER_HOUR
 KV_PER_HEAD = 2  # a key and a value per head and token
@@ -55,6 +55,14 @@ def build():
     retrieve = kv_bytes / tier_bw * tier_price / SECONDS_PER_HOUR  # once, reading it back
     t = sp.Symbol("t", positive=True)
     break_even = sp.solve(sp.Eq(hold * t, retrieve), t)[0]
+    # a prefix held for t_hold and read back n times, against re-prefilling it each time
+    recompute = mac * N_active / flops * price / SECONDS_PER_HOUR
+    held = hold * hold_s + n_reuse * retrieve
+    reuse_even = sp.Piecewise((sp.oo, retrieve >= recompute),
+                              (sp.solve(sp.Eq(held, n_reuse * recompute), n_reuse)[0], True))
+    # decode, per sequence: the KV read over compute with attention's own FLOPs (B and the chips cancel)
+    kv_over = sp.simplify(decode.t_kv / decode.t_compute_attn)
+    kv_over_limit = sp.limit(kv_over, len_ctx, sp.oo)
     usd = USD
     return {
         "kv_bytes_at_crossover": Spec(k_cross, "byte/token", "KV bytes per token that put the compute-to-KV "
@@ -87,6 +95,20 @@ def build():
                                   zero="0 without a KV cache"),
         "cache_cost_usd": Spec(hold * hold_s + retrieve, "USD/token", "Cost of a cached token: held for t_hold, "
                                "then read back once.", usd, zero="0 without a KV cache"),
+        "held_prefix_cost_usd": Spec(held, "USD/token", "Cost of a cached prefix token held for t_hold and read "
+                                     "back n_reuse times (its first prefill, paid either way, left out).", usd),
+        "reprefill_cost_usd": Spec(n_reuse * recompute, "USD/token", "Cost of recomputing a prefix token each of "
+                                   "the n_reuse times it is needed instead of holding it.", usd),
+        "reuse_breakeven_n": Spec(reuse_even, "reads", "Reads of a prefix at which holding it for t_hold costs "
+                                  "what re-prefilling it that many times does; more reads favour holding.", 1,
+                                  zero="0 without a KV cache or a hold",
+                                  infinite="inf where reading a token back costs at least its recompute"),
+        "decode_kv_over_compute": Spec(kv_over, "1", "Decode, per sequence: KV read time over compute time with "
+                                       "attention's FLOPs counted (chapter 1's t_kv / t_compute_attn).", 1,
+                                       zero="0 at an empty context"),
+        "decode_kv_over_compute_limit": Spec(kv_over_limit, "1", "Its limit at long context, k F_a / (a W): "
+                                             "above 1 a long context is KV-bound, below 1 compute-bound.", 1,
+                                             infinite="inf where attention FLOPs are ignored (attn_flops = 0)"),
         "drain_time_s": Spec(break_even, "s", "Hold time at which holding costs what reading back costs: the "
                              "device's capacity over its bandwidth, its drain time (02:02:55).", _S),
     }
@@ -108,6 +130,11 @@ hold_cost_usd_per_s = EQUATIONS["hold_cost_usd_per_s"]
 retrieve_cost_usd = EQUATIONS["retrieve_cost_usd"]
 cache_cost_usd = EQUATIONS["cache_cost_usd"]
 drain_time_s = EQUATIONS["drain_time_s"]
+held_prefix_cost_usd = EQUATIONS["held_prefix_cost_usd"]
+reprefill_cost_usd = EQUATIONS["reprefill_cost_usd"]
+reuse_breakeven_n = EQUATIONS["reuse_breakeven_n"]
+decode_kv_over_compute = EQUATIONS["decode_kv_over_compute"]
+decode_kv_over_compute_limit = EQUATIONS["decode_kv_over_compute_limit"]
 
 
 DEEPSEEK_V32_DSA = dict(

@@ -157,6 +157,7 @@ saved_act_bytes = _declare("b_v", "saved_act_bytes", "byte/value", u.byte,
 t = sp.Symbol("t", positive=True)  # time of one decode step, s: printed in equations, never an argument
 
 TABLE = {q.keyword: q for q in _ROWS}
+n_reuse = _declare("n_r", "n_reuse", "reads", 1, "times a cached prefix is read back while it is held", 6)
 """Every symbol that a numeric function can take, keyed by its keyword, in declaration order."""
 
 _BY_SYMBOL = {q.symbol: q for q in _ROWS}
