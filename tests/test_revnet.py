@@ -348,3 +348,21 @@ def test_live_timeline_updates_in_place():
     fr.draw_feistel(axes[0]), fr.draw_residual(axes[1]), fr.draw_revnet(axes[2], blocks=3)
     art = fr.draw_avalanche(Figure().subplots(1, 2), fr.avalanche_data(rounds=range(1, 4), depth=4))
     assert set(art) == {"sha", "cipher", "plain", "residual", "residual_noln"}
+
+
+def test_live_avalanche_figure_matches_the_library_and_refuses_bad_controls():
+    """The live MLP figure draws mlp_avalanche's numbers and the mean-field line; its axes stay put."""
+    from roofline.figures.revnet import AvalancheFigure
+    fig = AvalancheFigure(weight_scale=3.0, depth=48)
+    flips = revnet.mlp_avalanche(48, weight_scale=3.0)[0]
+    assert fig.update() == pytest.approx(flips[-1])
+    assert fig.update(weight_scale=1.5, depth=64) == pytest.approx(revnet.mlp_avalanche(64, weight_scale=1.5)[0][-1])
+    y = fig.lines["mean_field"].get_ydata()
+    assert y[-1] == pytest.approx(math.sqrt(revnet.tanh_mean_field(1.5)[1]) ** 64)
+    assert fig.axes[0].get_xlim() == (0, 128) and fig.to_png()[:4] == b"\x89PNG"
+    with pytest.raises(ValueError, match=r"depth must be a finite number > 0; got 0"):
+        fig.update(depth=0)
+    with pytest.raises(ValueError, match=r"depth must lie in \[1, 128\]; got 200"):
+        fig.update(depth=200)
+    with pytest.raises(ValueError, match=r"weight_scale must lie in \[0.05, 10\]; got 20"):
+        fig.update(weight_scale=20)

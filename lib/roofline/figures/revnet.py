@@ -326,3 +326,67 @@ class TimelineFigure(LiveFigure):
 
     def _changing(self):
         return list(self.lines.values()) + [self.title]
+
+
+# -- the avalanche of a random MLP, live --------------------------------------------------------------
+MAX_DEPTH = 128
+
+
+class AvalancheFigure(LiveFigure):
+    """A random tanh MLP's avalanche under two controls, the weights' scale sigma_w and the depth: left, the
+    share of output signs that a 1% nudge of one input flips, layer by layer; right, the sensitivity to an
+    infinitesimal change (:func:`roofline.revnet.mlp_avalanche`), with the mean-field growth
+    ``sqrt(chi_1)`` per layer (:func:`roofline.revnet.tanh_mean_field`) dashed. Plain and residual +
+    LayerNorm, seeded; the axes stay put (up to :data:`MAX_DEPTH` layers).
+
+    >>> fig = AvalancheFigure(weight_scale=3.0, depth=48)
+    >>> print(f"{fig.update(weight_scale=1.0):.3f} of the signs flipped at the edge of chaos, 48 layers")
+    0.000 of the signs flipped at the edge of chaos, 48 layers
+    """
+
+    def __init__(self, weight_scale=3.0, depth=48, *, seed=0, figsize=(7.0, 3.6), dpi=100):
+        self.fig = Figure(figsize=figsize, dpi=dpi)
+        FigureCanvasAgg(self.fig)
+        left, right = self.axes = tuple(self.fig.subplots(1, 2))
+        self.fig.subplots_adjust(left=0.09, right=0.98, bottom=0.3, top=0.88, wspace=0.3)
+        self.seed, self.state = seed, {}
+        self.lines = {}
+        for name, label in (("plain", "random MLP, plain"), ("residual", "random MLP, residual + LayerNorm")):
+            self.lines[name] = left.plot([], [], color=COLORS[name], label=label)[0]
+            self.lines["gain_" + name] = right.semilogy([], [], color=COLORS[name])[0]
+        self.lines["mean_field"] = right.semilogy([], [], color="0.3", ls="--", lw=1,
+                                                  label="mean field, \u221a\u03c7\u2081 per layer")[0]
+        left.axhline(0.5, color="0.7", lw=0.8)
+        right.axhline(1, color="0.7", lw=0.8)
+        left.set(xlabel="layers", ylabel="share of output signs flipped", xlim=(0, MAX_DEPTH), ylim=(-0.02, 0.6))
+        right.set(xlabel="layers", ylabel="sensitivity (out / in)", xlim=(0, MAX_DEPTH), ylim=(1e-2, 1e10))
+        self.fig.legend(handles=[self.lines["plain"], self.lines["residual"], self.lines["mean_field"]],
+                        loc="lower center", ncols=2, fontsize=9, frameon=False)
+        self.title = self.fig.suptitle("", fontsize=10)
+        self.update(weight_scale=weight_scale, depth=depth)
+
+    def update(self, weight_scale=None, depth=None):
+        """Redraw with ``weight_scale`` (sigma_w, in [0.05, 10]) and/or ``depth`` (1 to 128 layers) changed; returns
+        the plain MLP's share of signs flipped at the last layer."""
+        if weight_scale is not None:
+            self.state["weight_scale"] = float(_check.in_range("weight_scale", weight_scale, 0.05, 10))
+        if depth is not None:
+            self.state["depth"] = int(_check.in_range("depth", depth, 1, MAX_DEPTH))
+        sw, depth = self.state["weight_scale"], self.state["depth"]
+        layers = np.arange(1, depth + 1)
+        for name, kw in (("plain", {}), ("residual", {"residual": True})):
+            flips = revnet.mlp_avalanche(depth, weight_scale=sw, seed=self.seed, **kw)[0]
+            gain = revnet.mlp_avalanche(depth, weight_scale=sw, nudge=1e-8, seed=self.seed, **kw)[1]
+            self.lines[name].set_data(layers, flips)
+            self.lines["gain_" + name].set_data(layers, gain)
+            self.state[name] = flips[-1]
+        _, chi = revnet.tanh_mean_field(sw)
+        self.lines["mean_field"].set_data(layers, np.minimum(np.sqrt(chi) ** layers, 1e12))
+        phase = "chaotic" if chi > 1 + 1e-9 else "ordered" if chi < 1 - 1e-9 else "edge of chaos"
+        self.title.set_text(f"\u03c3_w = {sw:g}, {depth} layers: \u03c7\u2081 = {chi:.3g}, {phase}; flipped "
+                            f"{self.state['plain']:.3f} plain, {self.state['residual']:.3f} residual + LN")
+        self._request_redraw()
+        return self.state["plain"]
+
+    def _changing(self):
+        return list(self.lines.values()) + [self.title]
