@@ -4,6 +4,7 @@ compiled from the providers' pricing pages named in its ``source`` column).
 """
 
 import csv
+import io
 import dataclasses
 from importlib import resources
 
@@ -215,3 +216,55 @@ def test_bad_multiplier_arguments():
         prices.multiplier("OpenAI", "gpt-5", "fast", column="cache_write")
     with pytest.raises(ValueError, match=r"unknown provider 'Mistral'"):
         prices.models("Mistral")
+
+
+# -- the providers' documented prompt caches (cache_policies.csv) ---------------------------------
+def test_cache_policies_load_with_a_source_and_a_regime_on_every_row():
+    assert len(prices.CACHES) >= 7
+    for c in prices.CACHES:
+        assert c.source and c.date and c.regime and c.quote, c.key
+
+
+def test_cache_read_and_write_multiples_agree_with_the_price_table():
+    """The read multiple is the price table's hit price over its input price; Anthropic's write multiples are its
+    5-minute and 1-hour write prices over input (6.25 / 5 and 10 / 5)."""
+    for c in prices.CACHES:
+        p = c.price
+        assert c.read_x_input == pytest.approx(p.cached_input_usd_per_mtok / p.input_usd_per_mtok), c.key
+    assert prices.CACHES.get("Anthropic 5-minute cache").write_x_input == pytest.approx(6.25 / 5)
+    assert prices.CACHES.get("Anthropic 1-hour cache").write_x_input == pytest.approx(10 / 5)
+
+
+def test_breakeven_reuses_by_hand():
+    """Gemini 3.1 Pro: storage $4.50 per M tokens per hour over input $2.00 = 2.25 inputs an hour; with reads at 0.1
+    of input, 2.25 / 0.9 = 2.5 reads in the hour. Anthropic's hour: (2 - 1) / 0.9. No write fee, no storage: 0."""
+    assert prices.CACHES.get("Gemini explicit cache").breakeven_reuses(3600) == pytest.approx(2.5)
+    assert prices.CACHES.get("Gemini explicit cache").breakeven_reuses(1800) == pytest.approx(1.25)
+    assert prices.CACHES.get("Anthropic 1-hour cache").breakeven_reuses(3600) == pytest.approx(1 / 0.9)
+    assert prices.CACHES.get("DeepSeek disk cache").breakeven_reuses(86400) == 0
+    with pytest.raises(ValueError, match="hold_s"):
+        prices.CACHES.get("DeepSeek disk cache").breakeven_reuses(-1)
+
+
+def test_a_corrupt_cache_row_names_the_file_and_the_row(tmp_path):
+    """A copy of cache_policies.csv with text for a number, a read dearer than input, an empty source and a short
+    row: each fails with the file name and the row's line."""
+    from roofline import registry
+
+    text = resources.files("roofline").joinpath("data", "cache_policies.csv").read_text(encoding="utf-8")
+    header, *rows = list(csv.reader(text.splitlines()))
+    first = dict(zip(header, rows[0]))
+
+    def line(**change):
+        out = io.StringIO()
+        csv.writer(out).writerow([(first | change)[h] for h in header])
+        return out.getvalue().strip()
+
+    for bad, match in ((line(ttl_min_s="long"), "row 2: could not convert"),
+                       (line(read_x_input="1.5"), "row 2: .*read_x_input must be in"),
+                       (line(source=""), "row 2: .*source must not be empty"),
+                       (",".join(rows[0][:5]), "row 2: 17 columns expected")):
+        path = tmp_path / "cache_policies.csv"
+        path.write_text(",".join(header) + "\n" + bad + "\n", encoding="utf-8")
+        with pytest.raises(ValueError, match=f"cache_policies.csv, {match}"):
+            registry.Registry("cache_policies.csv", prices._cache_row, "cache policy", path=path)

@@ -206,3 +206,90 @@ def multiplier(provider, model, tier, base_tier="standard", column="output", con
         raise ValueError(f"{row.provider} {row.model}: no {key} price in tier {row.tier!r} or {base.tier!r}; "
                          f"column must be one with both, e.g. 'input' or 'output'")
     return top / bottom
+
+
+# -- prompt caches: what the providers document ---------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class CachePolicy:
+    """One provider's documented prompt cache, a row of ``data/cache_policies.csv``.
+
+    ``medium`` is the memory the provider says holds the cache ('not stated' where it says none);
+    ``ttl_min_s`` and ``ttl_max_s`` the retention it documents, as a range (None where it gives no
+    bound); ``refresh_on_hit`` whether a read restarts the clock ('yes', 'no' or 'not stated').
+    Prices are multiples of the model's input price (``price_model`` in :data:`ROWS`): a write,
+    a read (hit), and a storage price per million tokens per hour where the provider bills one.
+
+    >>> c = CACHES.get("Gemini explicit cache")
+    >>> print(f"{c.breakeven_reuses(3600):.1f} reads in the hour pay for holding")
+    2.5 reads in the hour pay for holding
+    """
+
+    key: str
+    provider: str
+    product: str
+    price_model: str
+    medium: str
+    ttl_min_s: float | None
+    ttl_max_s: float | None
+    refresh_on_hit: str
+    write_x_input: float
+    read_x_input: float
+    storage_usd_per_mtok_hour: float | None
+    quote: str
+    source: str
+    date: str
+    regime: str
+    confidence: str
+    notes: str
+
+    def __post_init__(self):
+        for name in ("medium", "quote", "source", "date", "regime"):
+            if not getattr(self, name).strip():
+                raise ValueError(f"{self.key!r}: {name} must not be empty")
+        for name in ("ttl_min_s", "ttl_max_s", "storage_usd_per_mtok_hour"):
+            if getattr(self, name) is not None:
+                _check.check_value(name, getattr(self, name), "nonnegative", "CachePolicy")
+        if self.ttl_min_s is not None and self.ttl_max_s is not None and self.ttl_min_s > self.ttl_max_s:
+            raise ValueError(f"{self.key!r}: ttl_min_s {self.ttl_min_s} exceeds ttl_max_s {self.ttl_max_s}")
+        _check.check_value("write_x_input", self.write_x_input, "positive", "CachePolicy")
+        if not 0 < self.read_x_input < 1:
+            raise ValueError(f"{self.key!r}: read_x_input must be in (0, 1), a discount on input; "
+                             f"got {self.read_x_input!r}")
+        _check.choice("refresh_on_hit", self.refresh_on_hit, {v: v for v in ("yes", "no", "not stated")})
+        _check.choice("confidence", self.confidence, {v: v for v in ("high", "medium", "low")})
+
+    @property
+    def price(self):
+        """The standard :class:`Price` its multiples refer to (the short-prompt tier where prices step)."""
+        rows = [r for r in ROWS if r.provider == self.provider and r.model == self.price_model
+                and r.tier == "standard" and (not r.context or "<=" in r.context)]
+        if len(rows) != 1:
+            raise ValueError(f"{self.key!r}: price_model {self.price_model!r} has {len(rows)} standard "
+                             f"short-prompt prices in api_prices.csv; it needs one")
+        return rows[0]
+
+    def breakeven_reuses(self, hold_s):
+        """Reads of a prefix, within ``hold_s`` seconds, at which caching it costs what sending it again does.
+
+        At list prices, in units of the input price: a cached prefix costs the write, the storage over
+        the hold and ``n`` reads, ``w + s t / p + n r``; uncached it costs ``1 + n`` full inputs. Equal
+        at ``n = (w - 1 + s t / p) / (1 - r)``; any more reads and the cache is cheaper.
+        """
+        t = _check.check_value("hold_s", hold_s, "nonnegative", "breakeven_reuses")
+        storage = (self.storage_usd_per_mtok_hour or 0.0) * t / 3600 / self.price.input_usd_per_mtok
+        return (self.write_x_input - 1 + storage) / (1 - self.read_x_input)
+
+
+def _cache_row(r):
+    num = registry.number
+    return CachePolicy(
+        key=r["key"], provider=r["provider"], product=r["product"], price_model=r["price_model"],
+        medium=r["medium"], ttl_min_s=num(r["ttl_min_s"]), ttl_max_s=num(r["ttl_max_s"]),
+        refresh_on_hit=r["refresh_on_hit"], write_x_input=num(r["write_x_input"]),
+        read_x_input=num(r["read_x_input"]), storage_usd_per_mtok_hour=num(r["storage_usd_per_mtok_hour"]),
+        quote=r["quote"], source=r["source"], date=r["date"], regime=r["regime"], confidence=r["confidence"],
+        notes=r["notes"])
+
+
+CACHES = registry.Registry("cache_policies.csv", _cache_row, "cache policy")
+"""The providers' documented prompt caches: medium, retention, refresh, write, read and storage prices."""
