@@ -188,3 +188,36 @@ def test_link_values_floor_and_calibrated():
         moe.link_values("GB200", 2, "measured")
     with pytest.raises(ValueError, match="scale-out"):
         moe.link_values("Ironwood", 2)
+
+
+def test_scaleup_racks_in_packages_and_dies():
+    """GB200 NVL72: 72 packages of 2 dies (144). Rubin Ultra NVL576: 144 packages of 4 (576). The lecture's
+    "genuine 4x" (00:41:21) is the dies, 576 / 144; in packages it is 144 / 72 = 2."""
+    nvl72, nvl576 = moe.RACKS.get("GB200 NVL72"), moe.RACKS.get("Rubin Ultra NVL576")
+    assert (nvl72.packages, nvl72.dies, nvl72.name_count) == (72, 144, 72)
+    assert (nvl576.packages, nvl576.dies, nvl576.name_count) == (144, 576, 576)
+    assert nvl576.dies / nvl72.dies == 4 and nvl576.packages / nvl72.packages == 2
+    assert moe.RACKS.get("GB200 NVL72").packages == hardware.get("GB200").scaleup_domain
+    assert moe.RACKS.get("Vera Rubin NVL144").packages == hardware.get("Rubin").scaleup_domain
+    for r in moe.RACKS:
+        assert r.source and r.regime and r.date and r.confidence in ("high", "medium", "low")
+
+
+def test_a_corrupt_rack_row_names_the_file_and_the_row(tmp_path):
+    """A name that counts neither packages nor dies, text where a count belongs, a short row: each fails
+    naming scaleup_racks.csv and the row's line."""
+    from importlib import resources
+
+    from roofline import registry
+
+    text = resources.files("roofline").joinpath("data", "scaleup_racks.csv").read_text(encoding="utf-8")
+    header, first, *rest = text.splitlines()
+    assert first.startswith("HGX H100,")
+    for bad, match in ((first.replace(",8,1,8,", ",8,1,9,"), r"row 2: .*counts neither"),
+                       (first.replace(",8,1,8,", ",eight,1,8,"), "row 2: invalid literal"),
+                       (first.replace(",8,1,8,", ",8,1,8,planned,"), "row 2: 13 columns expected"),
+                       (",".join(first.split(",")[:5]), "row 2: 13 columns expected")):
+        path = tmp_path / "scaleup_racks.csv"
+        path.write_text("\n".join([header, bad, *rest]) + "\n", encoding="utf-8")
+        with pytest.raises(ValueError, match=f"scaleup_racks.csv, {match}"):
+            registry.Registry("scaleup_racks.csv", moe._rack_row, "scale-up rack", path=path)

@@ -54,6 +54,7 @@ back: 1.5). Both phases move the same count of values over the same networks, so
 phases at their own bytes take exactly the time of two at the mean.
 """
 
+import dataclasses
 from statistics import NormalDist
 
 import numpy as np
@@ -155,6 +156,56 @@ def link_values(chip, n_racks=1, links="calibrated"):
     line = sum(m.line_rate_bytes_per_s for m in rows) / len(rows)
     tau = (out if across else measured.fit_link("scale-up")).alpha_s
     return {"hop_latency": tau, "scaleout_bw": h.scaleout_bw * out.beta_bytes_per_s / line}
+
+
+@dataclasses.dataclass(frozen=True)
+class ScaleUpRack:
+    """One scale-up domain as its maker sells it: GPU packages, dies in each, and the count in its name.
+
+    The lecture's "Jensen math" (00:41:21): NVIDIA names its racks by packages (NVL72) or, from
+    Rubin on, by dies (NVL144, NVL576), so the name can grow faster than the domain.
+    """
+
+    key: str
+    vendor: str
+    packages: int            # GPU packages (what a Hopper or Blackwell "GPU" is) in the domain
+    dies_per_package: int    # compute dies in each package
+    name_count: int          # the number in the product's name
+    status: str              # 'shipping' or 'announced'
+    year: int
+    regime: str
+    source: str
+    date: str
+    confidence: str
+    notes: str = ""
+
+    def __post_init__(self):
+        for name in ("packages", "dies_per_package", "name_count", "year"):
+            value = _check.check_value(name, getattr(self, name), where="ScaleUpRack field")
+            if value != int(value):
+                raise ValueError(f"ScaleUpRack field {name} must be a whole number; got {value!r}")
+        _check.choice("status", self.status, {"shipping": 0, "announced": 0})
+        if self.name_count not in (self.packages, self.dies):
+            raise ValueError(f"ScaleUpRack {self.key!r}: name_count {self.name_count} counts neither its "
+                             f"{self.packages} packages nor its {self.dies} dies")
+        if not self.source.strip():
+            raise ValueError(f"ScaleUpRack {self.key!r}: no source")
+
+    @property
+    def dies(self):
+        """Compute dies in the domain: packages x dies per package."""
+        return self.packages * self.dies_per_package
+
+
+def _rack_row(r):
+    return ScaleUpRack(key=r["key"], vendor=r["vendor"], packages=int(r["packages"]),
+                       dies_per_package=int(r["dies_per_package"]), name_count=int(r["name_count"]),
+                       status=r["status"], year=int(r["year"]), regime=r["regime"], source=r["sources"],
+                       date=r["date"], confidence=r["confidence"], notes=r["notes"])
+
+
+RACKS = registry.Registry("scaleup_racks.csv", _rack_row, "scale-up rack")
+"""NVIDIA's scale-up domains, Hopper to Rubin Ultra, in packages and dies, with their sources."""
 
 
 def build(overlap="none", dispatch="per_copy"):
