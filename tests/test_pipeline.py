@@ -76,3 +76,77 @@ def test_hop_is_its_latency_plus_each_chips_share_of_the_activations():
     d = deploy("DeepSeek-V3", "GB200", "fp4", n_chips=64)
     hop = d.evaluate(pipeline.hop_time_s, batch=8192, hop_latency=2.8e-6)
     assert hop == pytest.approx(2.8e-6 + 1_835_008 / 50e9)
+
+
+def test_tp_rule_by_hand():
+    """How to Scale Your Model: Y < F W / C in BF16. H100 (989.4 TFLOP/s, 450 GB/s): C / W = 2198.7, so an
+    expert of width 2048 allows 0.93 ways; LLaMA-3's F = 28,672 about 13. FP8 halves the bytes and doubles
+    C: the same answer."""
+    h100 = dict(scaleup_bw=450e9, act_bytes=2, flops=989.4e12)
+    assert pipeline.tp_max_degree(d_ff=2048, **h100) == pytest.approx(2048 / 2198.6666, rel=1e-6)
+    assert pipeline.tp_max_degree(d_ff=28672, **h100) == pytest.approx(13.04, abs=0.01)
+    fp8 = dict(scaleup_bw=450e9, act_bytes=1, flops=2 * 989.4e12)
+    assert pipeline.tp_max_degree(d_ff=2048, **fp8) == pytest.approx(pipeline.tp_max_degree(d_ff=2048, **h100))
+
+
+def test_tp_rule_is_compute_over_communication():
+    """Independently: one feed-forward pair on Y chips, 4 B D F / Y FLOPs at C, against an all-gather and a
+    reduce-scatter of B D values of b_a bytes at W; at Y = tp_max_degree the two times are equal."""
+    B_tok, D, F, W, C, ba = 4096, 7168, 2048, 900e9, 2.5e15, 2
+    Y = pipeline.tp_max_degree(d_ff=F, scaleup_bw=W, act_bytes=ba, flops=C)
+    assert 4 * B_tok * D * F / (Y * C) == pytest.approx(2 * B_tok * D * ba / W)
+
+
+def test_table2_of_deepseek_v3_by_hand():
+    """DeepSeek-V3 report, Table 2, with F = W = 1, B = 2, F&B = F + B = 3: for PP = 8, 1F1B idles 7 x 3 = 21,
+    ZB1P 7 x (3 - 2) = 7, DualPipe 3 x (3 + 2 - 3) = 6; activations 8, 8, 9; parameters 1x, 1x, 2x."""
+    assert pipeline.schedule_costs("1f1b", 8) == dict(bubble=21, parameters=1, activations=8)
+    assert pipeline.schedule_costs("zb1p", 8) == dict(bubble=7, parameters=1, activations=8)
+    assert pipeline.schedule_costs("dualpipe", 8) == dict(bubble=6, parameters=2, activations=9)
+    # F&B shorter than F + B (computation overlapped as well): (8/2 - 1)(2 + 2 - 3) = 3
+    assert pipeline.schedule_costs("dualpipe", 8, overlapped=2)["bubble"] == 3
+
+
+def test_zero_bubble_readme_rates():
+    """The zero-bubble README (T_F = T_B = T_W) writes the bubble over the useful time: 1F1B (p - 1)/m,
+    ZB1P (p - 1)/(3 m). As a share of the step, r/(1 + r): the library's variants."""
+    for P, M in ((8, 24), (16, 48), (32, 96)):
+        useful = M * 3  # m (F + B), B the full backward
+        for kind, readme in (("1f1b", (P - 1) / M), ("zb1p", (P - 1) / (3 * M))):
+            assert pipeline.schedule_costs(kind, P)["bubble"] / useful == pytest.approx(readme)
+        zb = pipeline.bubble_fraction.under(schedule="zb-h1")(n_stages=P, n_micro=M)
+        assert zb == pytest.approx(((P - 1) / (3 * M)) / (1 + (P - 1) / (3 * M)))
+        dp = pipeline.bubble_fraction.under(schedule="dualpipe")(n_stages=P, n_micro=M)
+        bubble = pipeline.schedule_costs("dualpipe", P)["bubble"]
+        assert dp == pytest.approx(bubble / (useful + bubble))
+    assert pipeline.bubble_fraction.under(schedule="dualpipe")(n_stages=2, n_micro=4) == 0
+
+
+def test_peak_activations():
+    """GPipe holds all m; 1F1B P; ZB-H2 2P - 1; interleaved on 4 stages with v = 2: Megatron's warm-up of
+    2 x 3 + 1 x 4 = 10 half-stage chunks plus one in flight, 11 / 2 = 5.5 = 4 + 3/2; DualPipe P + 1."""
+    assert pipeline.peak_activations("gpipe", 4, 8) == 8
+    assert pipeline.peak_activations("1f1b", 4, 8) == 4 == pipeline.peak_activations("zb-h1", 4, 8)
+    assert pipeline.peak_activations("zb-h2", 4, 8) == 7
+    assert pipeline.peak_activations("interleaved", 4, 8, n_chunks=2) == pytest.approx(5.5)
+    assert pipeline.peak_activations("dualpipe", 16, 32) == 17
+    # 1F1B's memory is what the computed timeline holds: stage 0 has at most P forwards without their backward
+    ops = sorted(pipeline.schedule(4, 8, "1f1b"), key=lambda o: o.end)
+    held = peak = 0
+    for o in (o for o in ops if o.stage == 0):
+        held += 1 if o.kind == "F" else -1
+        peak = max(peak, held)
+    assert peak == 4
+
+
+def test_bad_schedule_costs_input_is_named():
+    with pytest.raises(ValueError, match="n_stages must be even"):
+        pipeline.schedule_costs("dualpipe", 7)
+    with pytest.raises(ValueError, match="unknown kind"):
+        pipeline.schedule_costs("zb-v", 8)
+    with pytest.raises(ValueError, match="wgrad must not exceed bwd"):
+        pipeline.schedule_costs("zb1p", 8, wgrad=3)
+    with pytest.raises(ValueError, match="n_chunks must be >= 2"):
+        pipeline.peak_activations("interleaved", 8, 16)
+    with pytest.raises(ValueError, match="d_ff"):
+        pipeline.tp_max_degree(d_ff=0, scaleup_bw=450e9, act_bytes=2, flops=1e15)

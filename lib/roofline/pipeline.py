@@ -15,10 +15,33 @@ the whole batch: the *bubble*. :func:`schedule` builds the timeline of a schedul
 (GPipe, 1F1B) from its dependencies; the bubble fractions of ``build`` are the
 papers' closed forms, which the tests check against those timelines.
 
+Beyond the lecture
+------------------
+Zero-bubble schedules split the backward pass into ``B`` (gradient of the input, on
+the critical path) and ``W`` (gradient of the weights, free to move) and put ``W``
+into the bubble. :func:`schedule_costs` gives the bubble time and memory of each
+schedule in the forms of DeepSeek-V3's technical report, Table 2 (arXiv 2412.19437,
+Dec 2024), ``F`` a forward chunk, ``B`` a full backward, ``W`` its weight part and
+``F&B`` a forward and a backward chunk run overlapped: 1F1B ``(P - 1)(F + B)``, ZB1P
+(ZB-H1 of Qi et al. 2024, arXiv 2401.10241) ``(P - 1)(F + B - 2W)``, DualPipe
+``(P/2 - 1)(F&B + B - 3W)``; activations ``P``, ``P`` and ``P + 1`` micro-batches,
+parameters once, once and twice. ``bubble_fraction`` under ``schedule='zb-h1'`` or
+``'dualpipe'`` is the same bubble as a share of the step with ``F = W = 1``,
+``B = 2`` and ``F&B = F + B`` (DualPipe hides communication behind computation, not
+computation behind computation).
+
+:data:`tp_max_degree` is the rule of *How to Scale Your Model* (Austin et al.,
+jax-ml.github.io/scaling-book, "How to Think About GPUs", tensor parallelism): a
+matmul of width ``F`` split ``Y`` ways does ``4 B D F / Y`` FLOPs per all-gather and
+reduce-scatter of ``2 B D`` activations, so it stays compute-bound while
+``Y < F W / C`` in BF16; with ``b_a`` bytes per value, ``Y < 2 F W / (b_a C)``.
+
 >>> print(f"{cut_ratio(top_k=8, stage_layers=1, n_chips=64, scaleup_bw=900e9, scaleout_bw=50e9):.2f}")
 0.88
 >>> print(f"{bubble_fraction(n_stages=4, n_micro=4):.3f}")
 0.429
+>>> print(f"{tp_max_degree(d_ff=2048, scaleup_bw=450e9, act_bytes=2, flops=989.4e12):.2f}")
+0.93
 """
 
 import dataclasses
@@ -28,10 +51,10 @@ from sympy.physics import units as u
 
 from . import _check, decode, equations
 from .equations import Spec
-from .symbols import (B, act_bytes, d_model, hop_latency, n_chips, n_chunks, n_micro, n_stages, scaleout_bw,
-                      scaleup_bw, stage_layers, top_k)
+from .symbols import (B, act_bytes, d_ff, d_model, flops, hop_latency, n_chips, n_chunks, n_micro, n_stages,
+                      scaleout_bw, scaleup_bw, stage_layers, top_k)
 
-SCHEDULES = ("gpipe", "1f1b", "interleaved")  # the variant axis, default first
+SCHEDULES = ("gpipe", "1f1b", "interleaved", "zb-h1", "dualpipe")  # the variant axis, default first
 _S = u.second
 
 
@@ -44,11 +67,18 @@ def build(schedule="gpipe"):
     ratio = stage_time / cut_time
     if schedule == "interleaved":  # Narayanan et al. 2021: the bubble shrinks by the v chunks per stage
         bubble = (n_stages - 1) / (n_chunks * n_micro + n_stages - 1)
+    elif schedule == "zb-h1":  # Qi et al. 2024: (P - 1)(F + B - 2W) idle against m (F + B) of work, F = W = 1, B = 2
+        bubble = (n_stages - 1) / (3 * n_micro + n_stages - 1)
+    elif schedule == "dualpipe":  # DeepSeek-V3, Table 2: (P/2 - 1)(F&B + B - 3W), F&B = F + B = 3; P even, >= 2
+        bubble = sp.Piecewise((0, n_stages <= 2), ((n_stages - 2) / (3 * n_micro + n_stages - 2), True))
     else:  # GPipe (Huang et al. 2019) and 1F1B (PipeDream-Flush, Narayanan et al. 2021) idle alike:
         # (P - 1) of m + P - 1 slots; Megatron-LM writes it over useful time instead, (P - 1)/m
         bubble = (n_stages - 1) / (n_micro + n_stages - 1)
     stage = decode.step_time_s.expr.subs(n_chips, n_stages * n_chips)  # 1/P of the model on G chips
     hop = hop_latency + (B / n_chips) * d_model * act_bytes / scaleout_bw  # one cut: latency + the batch's bytes
+    # tensor parallelism over a matmul pair of width F (How to Scale Your Model): 2 x 2 B D F / Y FLOPs against an
+    # all-gather and a reduce-scatter of B D values of b_a bytes; compute-bound while Y is below
+    tp_max = 2 * d_ff * scaleup_bw / (act_bytes * flops)
     return {
         "cut_ratio": Spec(ratio, "dimensionless", "A stage's scale-up all-to-all time over one scale-out send per "
                           "token across the cut; the cut is cheap at 1 or more (00:52:38).", 1,
@@ -57,8 +87,9 @@ def build(schedule="gpipe"):
                                  "MoE layers per stage at which the cut costs as much as the stage's own "
                                  "all-to-alls.", 1, infinite="inf on one chip: no all-to-all to set against the cut"),
         "bubble_fraction": Spec(bubble, "dimensionless", "Share of a training step each stage sits idle: "
-                                "(P - 1)/(m + P - 1), or (P - 1)/(v m + P - 1) interleaved.", 1,
-                                zero="0 for one stage: no pipeline, no bubble"),
+                                "(P - 1)/(m + P - 1), or (P - 1)/(v m + P - 1) interleaved, (P - 1)/(3 m + P - 1) "
+                                "ZB-H1, (P - 2)/(3 m + P - 2) DualPipe.", 1,
+                                zero="0 for one stage (DualPipe: two): no pipeline, no bubble"),
         "stage_time_s": Spec(stage, "s", "Time of one pipeline stage: chapter 1's step with the model spread "
                              "over P G chips (each stage holds 1/P of it).", _S),
         "hop_time_s": Spec(hop, "s", "One hop across a pipeline cut: the latency tau plus each chip's share of "
@@ -69,6 +100,9 @@ def build(schedule="gpipe"):
                                          "Time for one pass through all P stages (a prefill or a first "
                                          "token): P stage times plus P - 1 hops (latency and the batch's "
                                          "activations); a decode loop adds the hop back, roofline.memory.", _S),
+        "tp_max_degree": Spec(tp_max, "chips", "Most tensor-parallel ways over the scale-up network at which a "
+                              "feed-forward block of width d_ff stays compute-bound: 2 d_ff W_up / (b_a F), the "
+                              "F W / C of How to Scale Your Model in BF16.", 1),
         "pipeline_tokens_per_s": Spec(B / stage, "token/s", "Tokens per second of the pipeline with P batches "
                                       "in flight, one leaving every stage time: no bubble in inference.", 1 / _S),
     }
@@ -83,6 +117,69 @@ stage_time_s = EQUATIONS["stage_time_s"]
 hop_time_s = EQUATIONS["hop_time_s"]
 pipeline_token_latency_s = EQUATIONS["pipeline_token_latency_s"]
 pipeline_tokens_per_s = EQUATIONS["pipeline_tokens_per_s"]
+tp_max_degree = EQUATIONS["tp_max_degree"]
+
+TABLE2 = ("1f1b", "zb1p", "dualpipe")
+
+
+def schedule_costs(kind, n_stages, fwd=1.0, bwd=2.0, wgrad=1.0, overlapped=None):
+    """Bubble time and memory of a training pipeline schedule, as DeepSeek-V3's technical report gives them.
+
+    DeepSeek-AI, "DeepSeek-V3 Technical Report", arXiv 2412.19437 (Dec 2024), Table 2 (also the
+    DualPipe repository's README): with ``fwd`` = F a forward chunk, ``bwd`` = B a full backward
+    chunk, ``wgrad`` = W its "backward for weights" part and ``overlapped`` = F&B a forward and a
+    backward chunk run together (default F + B),
+
+    ========  =========================  ==========  ===========
+    kind      bubble                     parameters  activations
+    ========  =========================  ==========  ===========
+    1f1b      (P - 1)(F + B)             1x          P
+    zb1p      (P - 1)(F + B - 2W)        1x          P
+    dualpipe  (P/2 - 1)(F&B + B - 3W)    2x          P + 1
+    ========  =========================  ==========  ===========
+
+    ZB1P is ZB-H1 of Qi et al. (arXiv 2401.10241). Activations count the micro-batches whose
+    activations one stage holds at its peak. Returns ``dict(bubble=, parameters=, activations=)``.
+
+    >>> schedule_costs("dualpipe", 16)
+    {'bubble': 14.0, 'parameters': 2, 'activations': 17}
+    """
+    kind = _check.choice("kind", kind, {k: k for k in TABLE2})
+    P = _whole("n_stages", n_stages, 2 if kind == "dualpipe" else 1)
+    if kind == "dualpipe" and P % 2:
+        raise ValueError(f"n_stages must be even for DualPipe (two directions); got {n_stages!r}")
+    f, b, w = (_check.check_value(n, x) for n, x in (("fwd", fwd), ("bwd", bwd), ("wgrad", wgrad)))
+    if w > b:
+        raise ValueError(f"wgrad must not exceed bwd (W is part of the backward pass); got {wgrad!r} > {bwd!r}")
+    fb = f + b if overlapped is None else _check.check_value("overlapped", overlapped)
+    if kind == "1f1b":
+        return dict(bubble=(P - 1) * (f + b), parameters=1, activations=P)
+    if kind == "zb1p":
+        return dict(bubble=(P - 1) * (f + b - 2 * w), parameters=1, activations=P)
+    return dict(bubble=(P / 2 - 1) * (fb + b - 3 * w), parameters=2, activations=P + 1)
+
+
+def peak_activations(kind, n_stages, n_micro, n_chunks=1):
+    """Micro-batches' activations the first stage holds at its peak, in units of one micro-batch through one
+    stage, for the schedules the chapter draws.
+
+    * ``gpipe``: every micro-batch, ``m`` (all forwards run before any backward).
+    * ``1f1b`` and ``zb-h1``: ``min(P, m)`` (PipeDream-Flush; Qi et al. keep ZB-H1 at 1F1B's peak).
+    * ``zb-h2``: ``min(2P - 1, m)`` (Qi et al., section 2.2).
+    * ``interleaved``: Megatron-LM warms up ``2(P - 1) + (v - 1) P`` chunks of ``1/v`` of a stage
+      on the first stage and holds one more in steady state: ``P + (P - 1)/v`` (``v >= 2``).
+    * ``dualpipe``: ``P + 1`` (DeepSeek-V3, Table 2).
+    """
+    P, M = _whole("n_stages", n_stages), _whole("n_micro", n_micro)
+    v = _whole("n_chunks", n_chunks)
+    table = {"gpipe": M, "1f1b": min(P, M), "zb-h1": min(P, M), "zb-h2": min(2 * P - 1, M),
+             "dualpipe": P + 1}
+    kind = _check.choice("kind", kind, {k: k for k in (*table, "interleaved")})
+    if kind == "interleaved":
+        if v < 2:
+            raise ValueError(f"n_chunks must be >= 2 for the interleaved schedule; got {n_chunks!r}")
+        return min(P + (P - 1) / v, M)
+    return table[kind]
 
 
 @dataclasses.dataclass(frozen=True)

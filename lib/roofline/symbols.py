@@ -98,6 +98,8 @@ stage_layers = _declare("ell_s", "stage_layers", "layers", 1, "MoE layers in one
 n_stages = _declare("P", "n_stages", "stages", 1, "pipeline stages (racks the layers are cut over)", 3)
 n_micro = _declare("m", "n_micro", "micro-batches", 1, "micro-batches in one training step", 3)
 n_chunks = _declare("v", "n_chunks", "chunks", 1, "model chunks per stage in an interleaved schedule", 3)
+d_ff = _declare("d_ff", "d_ff", "values per token", 1,
+                "width of one feed-forward block's hidden layer (an expert's intermediate size)", 3)
 
 # -- chapter 4: memory per GPU with pipelining ------------------------------------------------
 micro_batch = _declare("b_mb", "micro_batch", "sequences", 1,
