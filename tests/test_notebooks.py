@@ -105,6 +105,40 @@ def test_imports_the_library_and_derives_in_sympy(path):
     assert "assert" in text, f"{path.name}: checks nothing"
 
 
+GLUE = "application/papermill.record/"  # what glue() emits: a hidden record, not something a reader sees
+TABLE_CALL = re.compile(r"^(Table|display|Image)\(", re.M)  # a statement that builds or shows a table or figure
+
+
+def visible(cell):
+    """The outputs of a code cell a reader sees: text it prints, and displays other than glue records."""
+    return [o for o in cell.get("outputs", []) if o.get("output_type") == "stream"
+            or any(not k.startswith(GLUE) for k in o.get("data", {}))]
+
+
+def displays(cell):
+    """Its displays a reader sees (a table, a figure, an equation), glue records and printed text left out."""
+    return [o for o in visible(cell) if o.get("output_type") in ("display_data", "execute_result")]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_a_cell_that_promises_output_shows_it(path):
+    """A code cell that builds a Table (or displays an image) at the top level must show it: a Table that is not
+    the cell's last expression is built and thrown away, and the page shows the text announcing it and nothing.
+    And a markdown cell ending in ':' announces the next visible cell, which must show something."""
+    cells = json.loads(path.read_text())["cells"]
+    hidden = {"remove-cell", "remove-output"}
+    for i, cell in enumerate(cells):
+        if cell["cell_type"] == "code" and not ignores_output(cell) and TABLE_CALL.search(source(cell)):
+            assert displays(cell), (f"{path.name}, cell {i + 1}: builds a table or figure but displays nothing "
+                                    f"(make it the cell's last expression): {source(cell)[:60]!r}")
+        if cell["cell_type"] != "markdown" or not source(cell).rstrip().endswith(":"):
+            continue
+        nxt = next((c for c in cells[i + 1:] if not hidden & set(c.get("metadata", {}).get("tags", []))), None)
+        if nxt is not None and nxt["cell_type"] == "code" and not ignores_output(nxt):
+            assert visible(nxt), (f"{path.name}, cell {i + 1}: '...{source(cell).rstrip()[-50:]}' announces the "
+                                  f"next cell, which shows nothing: {source(nxt)[:60]!r}")
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_first_cell_is_the_librarys_colab_cell(path):
     """Every chapter opens with the same hidden install cell, kept once in roofline.notebook."""
