@@ -337,7 +337,7 @@ class AvalancheFigure(LiveFigure):
     share of output signs that a 1% nudge of one input flips, layer by layer; right, the sensitivity to an
     infinitesimal change (:func:`roofline.revnet.mlp_avalanche`), with the mean-field growth
     ``sqrt(chi_1)`` per layer (:func:`roofline.revnet.tanh_mean_field`) dashed. Plain and residual +
-    LayerNorm, seeded; the axes stay put (up to :data:`MAX_DEPTH` layers).
+    LayerNorm, seeded; the axes stay put (up to ``MAX_DEPTH``, 128 layers).
 
     >>> fig = AvalancheFigure(weight_scale=3.0, depth=48)
     >>> print(f"{fig.update(weight_scale=1.0):.3f} of the signs flipped at the edge of chaos, 48 layers")
