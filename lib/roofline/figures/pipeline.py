@@ -126,3 +126,60 @@ class PipelineFigure(LiveFigure):
     def _changing(self):
         return list(self.artists)
 
+
+
+class CutFigure(LiveFigure):
+    """The cut condition, live: a stage's all-to-all time over one send across the cut, against MoE layers per
+    stage, for a chip of the registry and ``top_k`` activated experts (:data:`roofline.pipeline.cut_ratio`).
+    The cut is cheap where the ratio is 1 or more; the title gives :data:`roofline.pipeline.min_stage_layers`.
+
+    >>> fig = CutFigure(top_k=8, chip="GB200")
+    >>> print(f"{fig.update(top_k=16):.2f}")
+    0.57
+    """
+
+    LAYERS = tuple(range(1, 9))
+
+    def __init__(self, top_k=8, chip="GB200", n_chips=64, *, figsize=(7.0, 3.6), dpi=100):
+        from .. import hardware
+        self._hardware = hardware
+        self.fig = Figure(figsize=figsize, dpi=dpi)
+        FigureCanvasAgg(self.fig)
+        ax = self.fig.subplots()
+        self.axes = (ax,)
+        self.fig.subplots_adjust(left=0.11, right=0.97, bottom=0.16, top=0.88)
+        ax.axhline(1.0, color="0.3", ls="--", lw=1.2)
+        ax.text(0.02, 1.0, "cut cheap at 1 or more", transform=ax.get_yaxis_transform(), ha="left", va="bottom",
+                fontsize=10, color="0.3", zorder=5, bbox=dict(facecolor="white", edgecolor="none", pad=1))
+        ax.set(xlabel="MoE layers per stage", ylabel="stage all-to-alls / cut", xlim=(0.4, 8.6))
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        self.bars = ax.bar(self.LAYERS, [1.0] * len(self.LAYERS), color=FWD, width=0.7)
+        self.title = ax.set_title("", fontsize=10)
+        self.top_k, self.chip, self.n_chips = top_k, chip, n_chips
+        self.update()
+
+    def update(self, top_k=None, chip=None, n_chips=None):
+        """Recompute for new controls and redraw; returns the fewest MoE layers per stage for a cheap cut."""
+        self.top_k = self.top_k if top_k is None else top_k
+        self.chip = self.chip if chip is None else chip
+        self.n_chips = self.n_chips if n_chips is None else n_chips
+        h = self._hardware.get(self.chip)
+        links = dict(top_k=self.top_k, n_chips=self.n_chips, scaleup_bw=h.scaleup_bw, scaleout_bw=h.scaleout_bw)
+        ratios = [pipeline.cut_ratio(stage_layers=ls, **links) for ls in self.LAYERS]
+        for bar, r in zip(self.bars, ratios):
+            bar.set_height(r)
+            bar.set_color(FWD if r >= 1 else IDLE)
+        self.axes[0].set_ylim(0, max(2.0, 1.1 * max(ratios)))
+        self.min_layers = pipeline.min_stage_layers(**links)
+        self.title.set_text(f"{h.key}, K = {self.top_k:g}, G = {self.n_chips:g}: up/out = "
+                            f"{h.scaleup_bw / h.scaleout_bw:.0f}x, cheap from {self.min_layers:.2f} layers")
+        self._request_redraw()
+        return self.min_layers
+
+    def render(self):
+        """A full redraw (the y range follows the bars)."""
+        self.fig.canvas.draw()
+        return self.fig.canvas.buffer_rgba()
+
+    def _changing(self):
+        return list(self.bars) + [self.title]
