@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from roofline import hardware, models, symbols, training
+from roofline import hardware, models, symbols, training, training_runs
 from roofline.symbols import N_active, tokens_pre, train_flops
 
 EPOCH, HOFFMANN = training.LOSS_LAWS["epoch"], training.LOSS_LAWS["hoffmann"]
@@ -146,3 +146,108 @@ def test_tokens_for_loss_is_inf_where_the_model_cannot_reach_it():
 def test_bad_input_names_the_parameter(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# -- prefill and decode apart ---------------------------------------------------------------------------------
+def test_split_cost_by_hand():
+    """3T prompt tokens at training's MFU and 1T decoded at a third of it: 2 N (3T + 3T) FLOP-equivalents, and
+    equal costs need (3T + 3T) / 3 = 2T pre-training tokens."""
+    c = training.inference_split_cost_flops(n_active=1e11, tokens_prefill=3e12, tokens_decode=1e12,
+                                            prefill_mfu=1.0, decode_mfu=1 / 3)
+    assert c == pytest.approx(2 * 1e11 * 6e12)
+    d = training.equal_cost_pretrain_tokens_split(tokens_prefill=3e12, tokens_decode=1e12, prefill_mfu=1.0,
+                                                  decode_mfu=1 / 3)
+    assert d == pytest.approx(2e12)
+
+
+def test_split_reduces_to_the_lecture_without_prefill():
+    """With no prompt tokens computed, the split equations are the lecture's: all served tokens at decode's MFU."""
+    for d_inf, eta in ((2.59e14, 1 / 3), (1e12, 0.3)):
+        assert training.equal_cost_pretrain_tokens_split(
+            tokens_prefill=0, tokens_decode=d_inf, prefill_mfu=0.9, decode_mfu=eta) == pytest.approx(
+            training.equal_cost_pretrain_tokens(tokens_inf=d_inf, decode_mfu=eta))
+        assert training.inference_split_cost_flops(
+            n_active=37e9, tokens_prefill=0, tokens_decode=d_inf, prefill_mfu=0.9, decode_mfu=eta) == pytest.approx(
+            training.inference_cost_flops(n_active=37e9, tokens_inf=d_inf, decode_mfu=eta))
+
+
+def test_split_refuses_bad_input_by_name():
+    with pytest.raises(ValueError, match="prefill_mfu"):
+        training.equal_cost_pretrain_tokens_split(tokens_prefill=1, tokens_decode=1, prefill_mfu=0, decode_mfu=0.3)
+    with pytest.raises(ValueError, match="tokens_prefill"):
+        training.equal_cost_pretrain_tokens_split(tokens_prefill=-1, tokens_decode=1, prefill_mfu=1, decode_mfu=0.3)
+
+
+# -- published runs and volumes -------------------------------------------------------------------------------
+def test_every_report_has_a_source_a_date_and_a_regime():
+    assert len(training_runs.RUNS) >= 20
+    for r in training_runs.RUNS:
+        assert r.source.strip() and r.date.strip() and r.regime in training_runs.REPORT_REGIMES, r.key
+        assert r.low is None or r.low <= r.value <= r.high
+
+
+def test_reports_agree_with_their_own_arithmetic():
+    """DeepSeek-V3: 2.664M + 0.119M + 0.005M = 2.788M GPU-hours. R1: 512 x 198 + 512 x 80 + 5,000 = 147,336
+    GPU-hours, $294.7K at $2, the reported $294K. DeepSeek's day: 608B x (1 - 0.563) = 265.7B prompt tokens
+    computed; 73.7k x 0.437 = 32,207 computed tokens/s per node, the reference's 32,206."""
+    v = training_runs.reported
+    assert v("DeepSeek-V3 pre-training hours") + 0.119e6 + 0.005e6 == pytest.approx(v("DeepSeek-V3 all training hours"))
+    r1_hours = 512 * v("DeepSeek-R1-Zero RL hours") + 512 * v("DeepSeek-R1 RL hours") + v("DeepSeek-R1 SFT data hours")
+    assert r1_hours == 147_336
+    assert 2 * r1_hours == pytest.approx(v("DeepSeek-R1 cost"), rel=0.005)
+    assert v("DeepSeek day input tokens") * (1 - v("DeepSeek day cache hits")) == pytest.approx(265.7e9, rel=1e-3)
+    assert v("DeepSeek prefill per node") * (1 - v("DeepSeek day cache hits")) == pytest.approx(32_206, rel=1e-4)
+    assert 6 * 402e9 * v("Llama 3 optimum tokens") == pytest.approx(3.99e25, rel=0.01)  # Meta's C = 6ND, near 3.8e25
+
+
+def test_a_corrupt_report_row_names_the_file_and_the_row(tmp_path):
+    """Text for a number, an unknown regime, a value outside its range, a short row: each fails naming the file,
+    the row and the reason."""
+    from importlib import resources
+
+    from roofline import registry
+    lines = resources.files("roofline").joinpath("data", "training_runs.csv").read_text(encoding="utf-8").splitlines()
+    header, first = lines[0], lines[1]
+    assert ",2.664e+06,,,GPU-hours,pre-training," in first
+    for bad, match in ((first.replace(",2.664e+06,", ",lots,"), "row 2: could not convert"),
+                       (first.replace(",pre-training,", ",inference,"), "row 2: unknown regime .inference."),
+                       (first.replace(",2.664e+06,,,", ",2.664e+06,3e6,,"), "row 2: .*outside its range"),
+                       (",".join(first.split(",")[:5]), "row 2: 13 columns expected")):
+        path = tmp_path / "training_runs.csv"
+        path.write_text("\n".join([header, bad] + lines[2:]) + "\n", encoding="utf-8")
+        with pytest.raises(ValueError, match=f"training_runs.csv, {match}"):
+            registry.Registry("training_runs.csv", training_runs._report_row, "training report", path=path)
+
+
+# -- the fit's standard errors, carried through ---------------------------------------------------------------
+def test_anchored_variants_keep_each_term_at_the_centre_of_the_runs():
+    """Moving beta by one SE (0.02) with B anchored at D_c = sqrt(5e9 x 5e11) = 5e10 tokens multiplies B by
+    5e10^0.02 = 1.637, close to B's own published error (1293.23 / 2085.43 = 62%); the data term at D_c is
+    unchanged. Unanchored, only the one constant moves."""
+    v = training.law_variants("epoch")
+    up = v[("beta_d", 1)]
+    assert up.beta_d == pytest.approx(0.3858)
+    assert up.loss_b / EPOCH.loss_b == pytest.approx(5e10 ** 0.02) == pytest.approx(1.6367, abs=1e-4)
+    assert up.loss_b / 5e10 ** up.beta_d == pytest.approx(EPOCH.loss_b / 5e10 ** EPOCH.beta_d)
+    assert set(k for k, _ in v) == {"loss_floor", "alpha_n", "beta_d"}
+    alone = training.law_variants("epoch", anchored=False)
+    assert set(k for k, _ in alone) == {"loss_floor", "loss_a", "loss_b", "alpha_n", "beta_d"}
+    assert alone[("loss_b", -1)].loss_b == pytest.approx(2085.43 - 1293.23)
+    assert alone[("loss_b", -1)].beta_d == EPOCH.beta_d
+
+
+def test_spread_of_the_compute_optimal_tokens():
+    """At the fit, 1.81T tokens for 100B (the reference table's refit); E does not move it; the spread brackets it."""
+    s = training.spread(lambda c: training.chinchilla_tokens(n_active=1e11, **c.args(training.chinchilla_tokens)))
+    assert s.central == pytest.approx(1.81e12, rel=0.01)
+    assert s.by_constant["loss_floor"] == pytest.approx((s.central, s.central))
+    assert s.low < s.central < s.high
+
+
+def test_variants_refuse_bad_input():
+    with pytest.raises(ValueError, match="n_se"):
+        training.law_variants("epoch", n_se=-1)
+    with pytest.raises(ValueError, match="no published standard errors"):
+        training.law_variants("hoffmann")
+    with pytest.raises(ValueError, match="alpha_n to"):
+        training.law_variants("epoch", n_se=20)

@@ -114,6 +114,12 @@ rl_flops = _declare("f_RL", "rl_flops", "FLOP/(parameter·token)", 1,
                     "RL FLOPs per active parameter per rollout token: 2 (generate only) to 6 (train on all)", 5)
 decode_mfu = _declare("eta", "decode_mfu", "1", 1,
                       "MFU of decode (RL rollouts, serving) as a fraction of training's MFU", 5)
+tokens_prefill = _declare("D_p", "tokens_prefill", "tokens", 1,
+                          "prompt tokens the model computes in prefill over its deployment (KV-cache hits "
+                          "excluded)", 5, "nonnegative")
+tokens_decode = _declare("D_d", "tokens_decode", "tokens", 1,
+                         "tokens the model generates in decode over its deployment", 5, "nonnegative")
+prefill_mfu = _declare("eta_p", "prefill_mfu", "1", 1, "MFU of prefill as a fraction of training's MFU", 5)
 traffic = _declare("r_inf", "traffic", "tokens/s", 1 / u.second, "tokens one model serves per second", 5,
                    "nonnegative")
 deploy_s = _declare("t_dep", "deploy_s", "s", u.second, "time a model is deployed before its successor", 5,

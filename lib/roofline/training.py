@@ -38,8 +38,8 @@ from . import decode, equations, symbols
 from ._check import check_value
 from .equations import Spec
 from .symbols import (N_active, alpha_n, beta_d, decode_mfu, deploy_s, flops, loss, loss_a, loss_b, loss_floor, mfu,
-                      rl_flops, tokens_inf, tokens_per_param, tokens_pre, tokens_rl, traffic, train_flops,
-                      usage_flops)
+                      prefill_mfu, rl_flops, tokens_decode, tokens_inf, tokens_per_param, tokens_pre, tokens_prefill,
+                      tokens_rl, traffic, train_flops, usage_flops)
 
 # -- the 2, 4 and 6, from one matrix multiply ---------------------------------------------------------------
 _n, _d_in, _d_out = sp.symbols("n d_in d_out", positive=True)
@@ -74,6 +74,7 @@ class LossLaw:
     alpha_n: float     # alpha
     beta_d: float      # beta
     source: str
+    std_errors: dict = dataclasses.field(default_factory=dict)  # published standard errors, by keyword
 
     def values(self):
         """The constants as keyword arguments of the equations here."""
@@ -89,13 +90,16 @@ LOSS_LAWS = {
     "epoch": LossLaw("Epoch refit (Besiroglu et al. 2024)", 1.8172, 482.01, 2085.43, 0.3478, 0.3658,
                      "Besiroglu, Erdil, Barnett & You 2024, 'Chinchilla Scaling: A replication attempt' "
                      "(arXiv 2404.10102), their fit to Hoffmann's data; epochai.org/blog/"
-                     "chinchilla-scaling-a-replication-attempt"),
+                     "chinchilla-scaling-a-replication-attempt",
+                     std_errors=dict(loss_floor=0.03, loss_a=124.58, loss_b=1293.23, alpha_n=0.02, beta_d=0.02)),
     "hoffmann": LossLaw("Hoffmann et al. 2022, approach 3 (rounded)", 1.69, 406.4, 410.7, 0.34, 0.28,
                         "Hoffmann et al. 2022, 'Training Compute-Optimal Large Language Models' (arXiv 2203.15556), "
                         "eq. 10 and appendix D.2; the rounded constants printed in the paper"),
 }
 """The loss-law fits, keyed by short name. The Epoch refit reproduces Hoffmann's other two
-approaches (about 20 tokens per parameter); the rounded approach-3 constants imply 90 to 150."""
+approaches (about 20 tokens per parameter); the rounded approach-3 constants imply 90 to 150. The refit's
+``std_errors`` are the standard errors Besiroglu et al. print beside each estimate (from 4,000 bootstrap
+fits); Hoffmann's own intervals are left out, being implausibly narrow by the refit's account."""
 
 CHINCHILLA_RULE = 20
 """About 20 training tokens per parameter, Hoffmann et al.'s rule of thumb (70B on 1.4T)."""
@@ -123,10 +127,13 @@ def build():
     six, two = PRETRAIN_FLOPS_PER_PARAM, FORWARD_FLOPS_PER_PARAM
     pre = six * N * D
     inf_cost = two * N * tokens_inf / decode_mfu
+    # served tokens split into prompt tokens computed in prefill and tokens generated in decode, each at its own MFU
+    inf_split = two * N * (tokens_prefill / prefill_mfu + tokens_decode / decode_mfu)
     rl_cost = rl_flops * N * tokens_rl / decode_mfu
     # equal costs (01:23:51): solve pre-training = inference for D_pre, then pre-training = RL for D_RL
     d_pre_eq = sp.solve(sp.Eq(pre, inf_cost), D)[0]
     d_rl_eq = sp.solve(sp.Eq(pre, rl_cost), tokens_rl)[0]
+    d_pre_split = sp.solve(sp.Eq(pre, inf_split), D)[0]
     E, A, B, a, b = loss_floor, loss_a, loss_b, alpha_n, beta_d
     law = E + A / N ** a + B / D ** b
     # compute-optimal: minimise the law along 6 N D = C; the first-order condition is a A N^-a = b B D^-b
@@ -148,6 +155,14 @@ def build():
                               requires=rl_range),
         "inference_cost_flops": Spec(inf_cost, "FLOP", "Inference cost in training-FLOP equivalents: "
                                      "2 N D_inf / eta.", 1, zero="0 for a model nobody uses"),
+        "inference_split_cost_flops": Spec(inf_split, "FLOP", "Inference cost in training-FLOP equivalents with "
+                                           "prefill and decode apart: 2 N (D_p / eta_p + D_d / eta_d); prompt "
+                                           "tokens served from the KV cache are not in D_p.", 1,
+                                           zero="0 for a model nobody uses"),
+        "equal_cost_pretrain_tokens_split": Spec(d_pre_split, "tokens", "Pre-training tokens that cost as much as "
+                                                 "the inference, prefill and decode apart: "
+                                                 "(D_p / eta_p + D_d / eta_d) / 3.", 1,
+                                                 zero="0 for a model nobody uses"),
         "tokens_served": Spec(traffic * deploy_s, "tokens", "Inference tokens: traffic x deployment time "
                               "(01:26:27).", 1, zero="0 with no traffic or no deployment"),
         "overtraining_factor": Spec(D / (tokens_per_param * N), "1", "Pre-training tokens over the "
@@ -185,6 +200,8 @@ rl_compute_flops = EQUATIONS["rl_compute_flops"]
 inference_flops = EQUATIONS["inference_flops"]
 rl_cost_flops = EQUATIONS["rl_cost_flops"]
 inference_cost_flops = EQUATIONS["inference_cost_flops"]
+inference_split_cost_flops = EQUATIONS["inference_split_cost_flops"]
+equal_cost_pretrain_tokens_split = EQUATIONS["equal_cost_pretrain_tokens_split"]
 tokens_served = EQUATIONS["tokens_served"]
 overtraining_factor = EQUATIONS["overtraining_factor"]
 equal_cost_pretrain_tokens = EQUATIONS["equal_cost_pretrain_tokens"]
@@ -213,7 +230,10 @@ training_gpu_hours = EQUATIONS["training_gpu_hours"]
 
 
 def law(name):
-    """The :class:`LossLaw` called ``name`` (a key of :data:`LOSS_LAWS`); ValueError naming the choices."""
+    """The :class:`LossLaw` called ``name`` (a key of :data:`LOSS_LAWS`), or ``name`` itself where it is a
+    :class:`LossLaw` (a variant of a fit, see :func:`law_variants`); ValueError naming the choices."""
+    if isinstance(name, LossLaw):
+        return name
     try:
         return LOSS_LAWS[name]
     except (KeyError, TypeError):
@@ -339,3 +359,76 @@ def compare(n_active, tokens_inf, decode_mfu, law_name="epoch", tokens_rl=0.0, r
     n = n_active if np.ndim(d_eq) == 0 else np.broadcast_to(n_active, np.shape(d_eq))
     return Comparison(target, k, allocation_at(n, d_eq, k), best, chinchilla_tokens(n_active=n, **chin),
                       chinchilla_tokens(n_active=best.n_active, **chin))
+
+
+# -- the fit's uncertainty, carried through -------------------------------------------------------------------
+_EXPONENT_OF = {"loss_a": "alpha_n", "loss_b": "beta_d"}
+_COEFFICIENT_OF = {v: k for k, v in _EXPONENT_OF.items()}
+
+
+def law_variants(law_name="epoch", n_se=1.0, anchored=True):
+    """The fit with each constant moved ``n_se`` published standard errors down and up, one at a time:
+    ``{(keyword, -1 or +1): LossLaw}``.
+
+    The refit prints a standard error beside each constant but not how they covary, and they do covary: every
+    bootstrap fit passes through the same runs, so a steeper exponent comes with a larger coefficient. With
+    ``anchored`` (the default) moving an exponent moves its coefficient too, so that the term keeps its value at
+    the geometric centre of the fitted runs (:data:`FITTED_RANGE`): ``A' = A N_c^(alpha' - alpha)``, and the
+    coefficients are not moved on their own (their wide errors are mostly their exponents': one standard error
+    of beta, anchored, moves B by 64%, against B's published 62%). Unanchored, each of the five constants moves
+    alone, a far wider spread. Neither is the bootstrap's own joint interval, which the paper does not print.
+
+    >>> v = law_variants("epoch")
+    >>> round(v[("alpha_n", 1)].alpha_n, 4), round(v[("alpha_n", 1)].loss_a / LOSS_LAWS["epoch"].loss_a, 3)
+    (0.3678, 1.515)
+    """
+    c = law(law_name)
+    if not c.std_errors:
+        raise ValueError(f"law_variants: law {law_name!r} has no published standard errors; use 'epoch'")
+    n_se = check_value("n_se", n_se, "positive", "law_variants")
+    centre = {"alpha_n": float(np.sqrt(np.prod(FITTED_RANGE["params"]))),
+              "beta_d": float(np.sqrt(np.prod(FITTED_RANGE["tokens"])))}
+    out = {}
+    for key, se in c.std_errors.items():
+        if anchored and key in _EXPONENT_OF:
+            continue  # a coefficient moves with its exponent
+        for sign in (-1, 1):
+            new = {key: getattr(c, key) + sign * n_se * se}
+            if new[key] <= 0:
+                raise ValueError(f"law_variants: n_se = {n_se:g} moves {key} to {new[key]:.4g}, not > 0; "
+                                 "use fewer standard errors")
+            if anchored and key in _COEFFICIENT_OF:
+                coef = _COEFFICIENT_OF[key]
+                new[coef] = getattr(c, coef) * centre[key] ** (new[key] - getattr(c, key))
+            out[(key, sign)] = dataclasses.replace(c, name=f"{c.name}, {key} {'+' if sign > 0 else '-'}"
+                                                          f"{n_se:g} SE", **new)
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Spread:
+    """A quantity at the fit's central constants and across :func:`law_variants`."""
+
+    central: float
+    by_constant: dict  # keyword -> (value at -n_se, value at +n_se)
+
+    @property
+    def low(self):
+        return min(min(v) for v in self.by_constant.values())
+
+    @property
+    def high(self):
+        return max(max(v) for v in self.by_constant.values())
+
+
+def spread(quantity, law_name="epoch", n_se=1.0, anchored=True):
+    """``quantity(law)`` (a function of a :class:`LossLaw`) at the fit and at each of its :func:`law_variants`.
+
+    >>> s = spread(lambda c: chinchilla_tokens(n_active=1e11, **c.args(chinchilla_tokens)))
+    >>> f"{s.central:.3g} tokens, {s.low:.3g} to {s.high:.3g}"
+    '1.81e+12 tokens, 1.66e+12 to 1.99e+12'
+    """
+    variants = law_variants(law_name, n_se, anchored)
+    keys = dict.fromkeys(k for k, _ in variants)
+    return Spread(float(quantity(law(law_name))),
+                  {k: (float(quantity(variants[(k, -1)])), float(quantity(variants[(k, 1)]))) for k in keys})
