@@ -43,7 +43,7 @@ def systems(draw):
         tok_rate=draw(log_uniform(1, 1e6)), weight_share=draw(st.floats(0.01, 1.0)),
         stage_layers=draw(log_uniform(1, 100)), n_stages=draw(log_uniform(1, 64)), n_micro=draw(log_uniform(1, 1e3)),
         n_chunks=draw(log_uniform(1, 8)), micro_batch=draw(log_uniform(1e-3, 1e6)), d_ff=draw(log_uniform(64, 1e6)),
-        n_layers=draw(log_uniform(1, 1e3)), n_heads=draw(log_uniform(1, 1e3)),
+        n_layers=draw(log_uniform(1, 1e3)), n_heads=draw(log_uniform(1, 1e3)), tp_ways=draw(log_uniform(1, 64)),
         saved_act_bytes=draw(st.sampled_from([0.5, 1.0, 2.0, 4.0])),
         tokens_pre=draw(log_uniform(1e6, 1e17)), tokens_rl=draw(log_uniform(1e3, 1e17)),
         tokens_inf=draw(log_uniform(1e3, 1e17)), tokens_prefill=draw(log_uniform(1e3, 1e17)),

@@ -10,7 +10,24 @@ at all (01:10:33-01:11:34). Pipelining fixes weight capacity, not context.
 
 Each token of a decode loop also crosses ``P`` rack boundaries (the last stage hands
 back to the first), so the token's time is ``P`` stage times plus ``P`` hops (01:15:13);
-one stage is chapter 1's step for one micro-batch with ``1/P`` of the model.
+one stage is chapter 1's step for one micro-batch with ``1/P`` of the model, and one
+hop is :data:`roofline.pipeline.hop_time_s` for that micro-batch: a latency plus each
+chip's share of the micro-batch's activations at the scale-out bandwidth.
+
+Beyond the lecture
+------------------
+The ``P`` cancels only while each micro-batch stays the same size. With a **fixed
+global batch** ``B`` the micro-batch is ``B / P``: the KV cache per GPU falls as
+``1/P`` too (:data:`kv_per_gpu_fixed_batch_bytes`), but each stage reads its weights
+for fewer sequences, and below chapter 1's balance batch the stage is weight-bound:
+:data:`stages_at_balance` is the deepest pipeline that keeps every micro-batch at the
+balance size. :data:`kv_crossover_stages` is the depth at which the weights per GPU
+fall to the cache per GPU (fixed micro-batch). :data:`kv_per_gpu_tp_bytes` is the
+cache per GPU when attention is split ``n_TP`` ways by heads over ``h_kv`` KV heads:
+heads are replicated ``n_TP / min(n_TP, h_kv)`` times (an MLA latent cache is one
+"head", so tensor-parallel MLA stores every sequence's cache on every GPU of the group).
+:data:`weights_per_gpu_dp_attention_bytes` is what data-parallel attention costs in
+weights: each GPU keeps its own copy of everything but the routed experts.
 
 >>> print(f"{kv_per_gpu_bytes(micro_batch=1000, len_ctx=1e5, kv_bytes=70272, n_chips=64) / 1e9:.1f} GB")
 109.8 GB
@@ -19,10 +36,10 @@ one stage is chapter 1's step for one micro-batch with ``1/P`` of the model.
 import sympy as sp
 from sympy.physics import units as u
 
-from . import decode, equations
+from . import decode, equations, pipeline
 from .equations import Spec
-from .symbols import (N_total, bytes_per_param, hbm_bytes, hop_latency, kv_bytes, len_ctx, micro_batch, n_chips,
-                      n_stages)
+from .symbols import (B, N_total, n_routed, bytes_per_param, hbm_bytes, kv_bytes, kv_heads, len_ctx, micro_batch, n_chips,
+                      n_stages, tp_ways)
 
 _B = u.byte
 
@@ -34,6 +51,8 @@ def build():
     kv = batch * len_ctx * kv_bytes                     # every sequence's whole context
     per_gpu = (weights + kv) / (n_chips * n_stages)     # perfect sharding over G x P GPUs (01:06:49)
     weights_gpu = weights / (n_chips * n_stages)
+    # data-parallel attention: every GPU holds the weights outside the routed experts whole, the experts 1/G
+    weights_dp = ((N_total - n_routed) + n_routed / n_chips) * bytes_per_param / n_stages
     kv_gpu = sp.simplify(kv / (n_chips * n_stages))     # the P cancels (01:11:34)
     # the largest micro-batch whose cache fits beside a stage's share of the weights
     fits = sp.solve(sp.Eq(weights_gpu + kv_gpu, hbm_bytes), micro_batch)[0]
@@ -43,12 +62,24 @@ def build():
     # one micro-batch through one stage: chapter 1's step for b sequences with 1/P of the model on G chips
     stage = decode.step_time_s.expr.subs(decode.B, micro_batch).subs(n_chips, n_chips * n_stages)
     hops = sp.Piecewise((0, n_stages <= 1), (n_stages, True))  # the loop wraps from the last stage to the first
+    hop = pipeline.hop_time_s.expr.subs(pipeline.B, micro_batch)  # one cut: latency + the micro-batch's bytes
+    # a fixed global batch B instead: the micro-batch is B / P
+    kv_fixed = B * len_ctx * kv_bytes / (n_chips * n_stages)
+    b_bal = decode.balance_batch_n.expr                 # a stage's balance micro-batch: the P cancels (chapter 1's)
+    deepest = B / b_bal                                 # B / P >= b_bal
+    cross = N_total * bytes_per_param / (micro_batch * len_ctx * kv_bytes)  # weights/(G P) = b L k / G
+    # attention split tp ways by heads: b tp / G sequences per group, each GPU 1/min(tp, h_kv) of their cache
+    kv_tp = micro_batch * tp_ways * len_ctx * kv_bytes / (n_chips * sp.Min(tp_ways, kv_heads))
     return {
         "total_memory_bytes": Spec(weights + kv, "byte", "All weights plus every sequence's KV cache, "
                                    "B = P b sequences (01:04:35).", _B),
         "memory_per_gpu_bytes": Spec(per_gpu, "byte", "Memory per GPU over G GPUs per stage and P stages "
                                      "(01:06:49).", _B),
         "weights_per_gpu_bytes": Spec(weights_gpu, "byte", "Weight bytes per GPU: falls as 1/P.", _B),
+        "weights_per_gpu_dp_attention_bytes": Spec(weights_dp, "byte", "Weight bytes per GPU when each GPU "
+                                                   "holds the weights outside the routed experts whole (attention, "
+                                                   "shared experts, dense layers, embeddings: data-parallel "
+                                                   "attention) and 1/G of the routed experts, over P stages.", _B),
         "kv_per_gpu_bytes": Spec(kv_gpu, "byte", "KV-cache bytes per GPU: b L k / G, the same for every P "
                                  "(01:11:34).", _B, zero="0 for an empty context or no KV cache"),
         "max_micro_batch_n": Spec(sp.Piecewise((0, fits < 0), (sp.oo, sp.Eq(len_ctx * kv_bytes, 0)), (fits, True)),
@@ -59,9 +90,25 @@ def build():
         "stages_to_fit": Spec(stages_needed, "stages", "Pipeline stages needed for the weights and a "
                               "micro-batch's cache to fit (round up): N b_w / (G M - b L k).", 1,
                               infinite="inf where the cache alone fills the stage: no depth makes it fit"),
-        "token_time_with_hops_s": Spec(n_stages * stage + hops * hop_latency, "s",
+        "token_time_with_hops_s": Spec(n_stages * stage + hops * hop, "s",
                                        "Time per token of a decode loop over P stages: P stage times of one "
-                                       "micro-batch plus P hops, the last back to the first (01:15:13).", u.second),
+                                       "micro-batch plus P hops, the last back to the first (01:15:13); a hop is "
+                                       "the latency tau plus each chip's share of the micro-batch's activations, "
+                                       "(b/G) D b_a bytes, at the scale-out bandwidth.", u.second),
+        "kv_per_gpu_fixed_batch_bytes": Spec(kv_fixed, "byte", "KV-cache bytes per GPU for a fixed global batch "
+                                             "B over P stages: B L k / (G P), falling as 1/P.", _B,
+                                             zero="0 for an empty context or no KV cache"),
+        "stages_at_balance": Spec(deepest, "stages", "Deepest pipeline whose micro-batches, B / P of a fixed "
+                                  "global batch, stay at chapter 1's balance batch (weight fetch = compute); "
+                                  "deeper, every stage is weight-bound.", 1),
+        "kv_crossover_stages": Spec(sp.Piecewise((sp.oo, sp.Eq(len_ctx * kv_bytes, 0)), (cross, True)), "stages",
+                                    "Depth at which the weights per GPU fall to the KV cache per GPU, "
+                                    "N b_w / (b L k), micro-batch fixed; beyond it the cache dominates.", 1,
+                                    infinite="inf where a sequence stores no KV (len_ctx = 0 or kv_bytes = 0)"),
+        "kv_per_gpu_tp_bytes": Spec(kv_tp, "byte", "KV-cache bytes per GPU with attention split n_TP ways by "
+                                    "heads over h_kv KV heads (G / n_TP groups share the micro-batch); n_TP = 1 "
+                                    "is data-parallel attention, b L k / G.", _B,
+                                    zero="0 for an empty context or no KV cache"),
     }
 
 
@@ -71,6 +118,11 @@ total_memory_bytes = EQUATIONS["total_memory_bytes"]
 memory_per_gpu_bytes = EQUATIONS["memory_per_gpu_bytes"]
 weights_per_gpu_bytes = EQUATIONS["weights_per_gpu_bytes"]
 kv_per_gpu_bytes = EQUATIONS["kv_per_gpu_bytes"]
+weights_per_gpu_dp_attention_bytes = EQUATIONS["weights_per_gpu_dp_attention_bytes"]
 max_micro_batch_n = EQUATIONS["max_micro_batch_n"]
 stages_to_fit = EQUATIONS["stages_to_fit"]
 token_time_with_hops_s = EQUATIONS["token_time_with_hops_s"]
+kv_per_gpu_fixed_batch_bytes = EQUATIONS["kv_per_gpu_fixed_batch_bytes"]
+stages_at_balance = EQUATIONS["stages_at_balance"]
+kv_crossover_stages = EQUATIONS["kv_crossover_stages"]
+kv_per_gpu_tp_bytes = EQUATIONS["kv_per_gpu_tp_bytes"]

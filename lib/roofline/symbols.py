@@ -104,6 +104,9 @@ d_ff = _declare("d_ff", "d_ff", "values per token", 1,
 # -- chapter 4: memory per GPU with pipelining ------------------------------------------------
 micro_batch = _declare("b_mb", "micro_batch", "sequences", 1,
                        "sequences in one micro-batch (the whole batch is P of them in flight)", 4)
+tp_ways = _declare("n_TP", "tp_ways", "GPUs", 1,
+                   "tensor-parallel ways of attention: GPUs that split one sequence's heads (1: data-parallel "
+                   "attention)", 4)
 
 # -- chapter 5: training, RL and inference compute; Chinchilla's loss law ----------------------
 tokens_pre = _declare("D_pre", "tokens_pre", "tokens", 1, "pre-training tokens (the D of 6ND)", 5)

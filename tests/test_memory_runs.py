@@ -1,0 +1,75 @@
+"""Chapter 4's published layouts: rows load and validate; predictions against hand arithmetic."""
+
+import dataclasses
+
+import pytest
+
+from roofline import memory_runs, models, registry
+
+
+def test_every_row_loads_with_source_date_and_regime():
+    assert len(memory_runs.RUNS) >= 6
+    for r in memory_runs.RUNS:
+        assert r.source and r.date and r.regime and r.confidence
+        assert r.ep <= r.n_gpus
+
+
+def test_deepseeks_expert_parallelism_spans_nodes():
+    """DeepSeek's published layouts put EP32, EP144 and EP320 over 4, 18 and 40 nodes of 8 GPUs: far past one
+    8-GPU NVLink node, with no pipeline stages."""
+    got = {r.key: (r.ep, r.nodes) for r in memory_runs.RUNS if r.key.startswith("DeepSeek")}
+    assert got == {"DeepSeek-V3 report prefill EP32": (32, 4), "DeepSeek-V3 report decode EP320": (320, 40),
+                   "DeepSeek inference overview prefill EP32": (32, 4),
+                   "DeepSeek inference overview decode EP144": (144, 18)}
+
+
+def test_ep144_sequences_are_littles_law():
+    """14,800 output tokens/s per node over 8 GPUs at 21 tokens/s per sequence: 88.1 sequences per GPU."""
+    r = memory_runs.RUNS.get("DeepSeek inference overview decode EP144")
+    assert r.sequences_per_gpu == pytest.approx(14800 / 8 / 21, abs=0.05)
+    assert r.kv_bytes_per_token == (512 + 64) * 2 * 61
+
+
+def test_predictions_by_hand():
+    """SGLang's GB200 2K row: (198.67 GB - 671e9 x 0.5 B / 48) / (2,000 x 40,016 B) = 2,395 sequences per GPU
+    under perfect sharding; with each GPU holding the 17.1e9 parameters outside the routed experts whole and
+    1/48 of the 653.9e9 routed ones, (198.67 GB - (17.09e9 + 653.9e9 / 48) x 0.5 B) / (80.03 MB) = 2,291."""
+    r = memory_runs.RUNS.get("SGLang GB200 decode 2K")
+    hbm = 198.674743296e9
+    assert r.predicted_max_sequences() == pytest.approx((hbm - 671e9 * 0.5 / 48) / (2000 * 40016), rel=1e-9)
+    v3 = models.get("DeepSeek-V3")
+    w = (v3.total_params - v3.routed_params + v3.routed_params / 48) * 0.5
+    assert r.predicted_max_sequences(layout=True) == pytest.approx((hbm - w) / (2000 * 40016), rel=1e-9)
+    assert r.predicted_max_sequences(layout=True) == pytest.approx(2291, abs=1)
+    assert r.ratio() == pytest.approx(1408 / r.predicted_max_sequences())
+
+
+def test_rows_without_sequences_refuse_a_ratio():
+    r = memory_runs.RUNS.get("DeepSeek-V3 report decode EP320")
+    with pytest.raises(ValueError, match="no sequences per GPU"):
+        r.ratio()
+    with pytest.raises(ValueError, match="no context"):
+        r.predicted_max_sequences()
+
+
+@pytest.mark.parametrize("field, value, match", [("phase", "training", "phase"), ("ep", 999, "exceeds"),
+                                                 ("sequences_basis", "guessed", "sequences_basis"),
+                                                 ("nodes", 0, "nodes"), ("weight_precision", "int3", "precision")])
+def test_bad_fields_are_refused(field, value, match):
+    r = memory_runs.RUNS.get("SGLang GB200 decode 2K")
+    with pytest.raises(ValueError, match=match):
+        dataclasses.replace(r, **{field: value})
+
+
+def test_a_corrupt_row_names_the_file_and_the_row(tmp_path):
+    from importlib import resources
+
+    text = resources.files("roofline").joinpath("data", "memory_runs.csv").read_text(encoding="utf-8").splitlines()
+    header, first = text[0], text[1]
+    for bad, match in ((first.replace(",4,8,32,4,", ",4,8,many,4,"), "row 2: invalid literal"),
+                       (first.replace(",4,8,32,4,", ",4,8,-32,4,"), r"row 2: .*ep must be"),
+                       (",".join(first.split(",")[:5]), "row 2: 20 columns expected")):
+        path = tmp_path / "memory_runs.csv"
+        path.write_text("\n".join([header, bad]) + "\n", encoding="utf-8")
+        with pytest.raises(ValueError, match=f"memory_runs.csv, {match}"):
+            registry.Registry("memory_runs.csv", memory_runs._row, "memory run", path=path)
