@@ -686,7 +686,7 @@
     const D = spec.data, hi = spec.controls.find((c) => c.name === "chip").options.indexOf(s.chip);
     // as the widget cell: deploy("DeepSeek (lecture)", chip, "fp4", price=...) with the model's sizes and cache set
     const v = Object.assign(deployment(D.deployments, 0, hi, 0),
-                            {price: s.price, n_active: s.n_active, n_total: Math.max(s.n_total, s.n_active), kv_bytes: s.kv});
+                            {price: s.price, n_active: s.n_active, n_total: s.n_active * s.total_ratio, kv_bytes: s.kv});
     const contexts = linspace(...D.contexts), last = contexts[contexts.length - 1];
     const y = passPerToken(v, s.batch, contexts, 1);
     const atStep = evaluate("serving.pass_cost_per_token_usd", Object.assign({}, v, {batch: s.batch, len_ctx: D.step_tokens, pass_len: 1}));

@@ -634,15 +634,16 @@ def _serving_start():
 
 def _serving_live():
     k_step, b5 = _serving_start()
+    stops = fig_serving.control_stops(k_step, b5)  # the widget cell's stops: 1-2-5 per decade and the starts
     controls = (
-        log_slider("n_active", "N active", 10, 12, 1e11),
-        dataclasses.replace(log_slider("n_total", "N total (≥ N active)", 10, 13, 1e12), at_least="n_active"),
-        log_slider("kv", "KV bytes/token", 2, 6, k_step),
+        selection_slider("n_active", "N active", stops["n_active"], 1e11),
+        selection_slider("total_ratio", "N total / N active", fig_serving.TOTAL_RATIOS, 10),
+        selection_slider("kv", "KV bytes/token", stops["kv"], k_step),
         select("chip", "hardware (per GPU/chip)", serving_chips(), "GB200"),
         float_slider("price", "$/GPU-h", 0.5, 10, 2.0, 0.25),
-        log_slider("batch", "batch (left)", 1, 5, _SERVING_BATCH),
-        log_slider("decode_batch", "decode batch (right)", 0, 5, b5),
-        log_slider("context", "context (right)", 3, 6, _SERVING_CONTEXT),
+        selection_slider("batch", "batch (left)", stops["batch"], _SERVING_BATCH),
+        selection_slider("decode_batch", "decode batch (right)", stops["decode_batch"], b5),
+        selection_slider("context", "context (right)", stops["context"], _SERVING_CONTEXT),
     )
     return Live("serving", "06_api_pricing", _SERVING_EQS, controls, _serving_data,
                 "Cost per output token against context under a two-tier price (left); cost per token against "

@@ -48,7 +48,7 @@ SECOND_START = {  # a second sweep: a model with sliding-window layers (its KV b
     "memory": {"model": "gpt-oss-120b", "chip": "B200", "gpus": 16},
     "training": {"law_name": "hoffmann", "n_active": 10 ** 9.5, "months": 12.0, "decode_mfu": 0.1},
     # a chip without FP4 (the weights fall back to FP8), a cache that fits only short contexts, decode compute-bound
-    "serving": {"chip": "H100", "kv": 10 ** 4.5, "batch": 10 ** 3.0, "decode_batch": 10 ** 4.5, "n_total": 10 ** 10.5},
+    "serving": {"chip": "H100", "kv": 35136, "batch": 1000, "decode_batch": 20000, "context": 2e5, "total_ratio": 2},
     "revnet": {"n_layers": 7, "d_model": 16384, "len_ctx": 2 ** 19, "micro_batch": 32, "saved_act_bytes": 4},
 }
 
@@ -190,7 +190,7 @@ def expect_serving(s, p):
     """What chapter 6's widget cell plots: its show(), then the figure's lines, span, axes and title."""
     fig = serving_figure()
     d = deploy("DeepSeek (lecture)", s["chip"], "fp4", price=s["price"])
-    vals = dict(d.values, n_active=s["n_active"], n_total=max(s["n_total"], s["n_active"]), kv_bytes=s["kv"])
+    vals = dict(d.values, n_active=s["n_active"], n_total=s["n_active"] * s["total_ratio"], kv_bytes=s["kv"])
     fig.update(values=vals, batch=s["batch"], len_ctx=s["context"], decode_batch=s["decode_batch"])
     left, right = fig.axes
     wall = fig.left["wall"]

@@ -215,3 +215,43 @@ def _nice(x):
     """The next 1, 2 or 5 times a power of ten at or above ``x`` (a y limit that repeats across frames)."""
     e = 10.0 ** np.floor(np.log10(x))
     return next(m * e for m in (1, 2, 5, 10) if m * e >= x)
+
+
+TOTAL_RATIOS = (1, 2, 5, 10, 20, 50, 100)
+"""The stops of the figure's "N total / N active" control: a model's total parameters as a multiple of its active
+ones (dense 1; the lecture's model, by our assumption, 10; DeepSeek-V3 about 18)."""
+
+
+def slider_stops(low, high, keep=(), gap=1.3):
+    """A slider's stops from ``low`` to ``high``: 1, 2 and 5 times each power of ten, and the values in ``keep``
+    (a start, a value an exercise asks for), with any 1-2-5 stop within a factor ``gap`` of a kept value left out,
+    so that no two neighbouring stops look alike (31.6K beside 32K).
+
+    >>> slider_stops(1e3, 1e5, keep=(32000,))
+    (1000.0, 2000.0, 5000.0, 10000.0, 20000.0, 32000.0, 50000.0, 100000.0)
+    >>> slider_stops(100, 1000, keep=(800,))
+    (100.0, 200.0, 500.0, 800.0)
+    """
+    lo, hi = _check.check_value("low", low), _check.check_value("high", high)
+    if hi <= lo:
+        raise ValueError(f"slider_stops: high must exceed low; got low={low!r}, high={high!r}")
+    kept = [float(_check.check_value("keep", k)) for k in keep]
+    if any(not lo <= k <= hi for k in kept):
+        raise ValueError(f"slider_stops: keep must lie in [{low}, {high}]; got {tuple(keep)}")
+    grid = [float(m * 10.0 ** e) for e in range(int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi))) + 1)
+            for m in (1, 2, 5)]
+    grid = [g for g in grid if lo * (1 - 1e-12) <= g <= hi * (1 + 1e-12)
+            and all(max(g, k) / min(g, k) >= gap for k in kept)]
+    return tuple(sorted(set(grid) | set(kept)))
+
+
+def control_stops(kv_start, decode_batch_start):
+    """The stops of chapter 6's sliders (notebook widget and published page alike), by control name: the figure's
+    starting values, and DeepSeek-V3's MLA cache at one byte per value (exercise 6.6) on the KV slider."""
+    from .. import models
+
+    v3_fp8 = float(models.get("DeepSeek-V3").kv_bytes_per_token(1))
+    return {"n_active": slider_stops(1e10, 1e12), "kv": slider_stops(100, 1e6, keep=(kv_start, v3_fp8)),
+            "batch": slider_stops(10, 1e5, keep=(16384,)),
+            "decode_batch": slider_stops(1, 1e5, keep=(decode_batch_start,)),
+            "context": slider_stops(1e3, 1e6, keep=(32000,))}
