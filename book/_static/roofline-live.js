@@ -402,14 +402,16 @@
   function moe(spec, s) {
     const D = spec.data, opts = (n) => spec.controls.find((c) => c.name === n);
     const mi = opts("model").options.indexOf(s.model), hi = opts("chip").options.indexOf(s.chip);
-    const ci = opts("context").grid.indexOf(s.context), ei = opts("experts").grid.indexOf(s.experts);
+    const ci = opts("context").grid.indexOf(s.context), ri = opts("racks").grid.indexOf(s.racks);
     const v = atContext(deployment(D.deployments, mi, hi, 0), D.windows, s.model, ci);
-    // as chapter 2's widget: the model with E experts and top-K routing, on the chips that split them evenly
-    v.n_experts = s.experts;
-    v.top_k = Math.min(s.top_k, s.experts);
-    v.n_chips = D.ep_chips[s.chip][ei];
-    v.n_racks = Math.min(s.racks, v.n_chips);
-    v.hop_latency = v.n_racks > 1 ? D.hop_latency[s.chip].racks : D.hop_latency[s.chip].rack;
+    // as chapter 2's widget: top-K routing, on the GPUs of the layout (moe.layout_chips), over the links
+    // of moe.link_values, FP8 out and BF16 back (moe.act_bytes_per_value)
+    v.top_k = Math.min(s.top_k, D.experts[s.model]);
+    [v.n_chips, v.n_racks] = D.layout_chips[s.chip][s.model][s.layout][ri];
+    const link = D.links[s.chip][s.links];
+    v.hop_latency = v.n_racks > 1 ? link.racks : link.rack;
+    v.scaleout_bw = link.scaleout_bw;
+    v.act_bytes = D.act_bytes;
     v.len_ctx = s.context;
     const parts = (xs) => ({
       compute: evaluate("decode.compute_time_s", v, "batch", xs), weights: evaluate("decode.weight_time_s", v, "batch", xs),

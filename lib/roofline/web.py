@@ -461,6 +461,9 @@ def _decode_live():
 _MOE_EQS = ("decode.compute_time_s", "decode.weight_time_s", "decode.kv_time_s", "decode.memory_time_s",
             "decode.max_batch_n", "moe.comm_time_s", "moe.step_with_comm_s", "moe.step_with_comm_s[overlap=full]")
 _MOE_PRECISION = "fp4"  # chapter 2's widget: FP4 weights, or the chip's lowest precision
+_MOE_ACT = ("fp8", "bf16")  # dispatch, combine: the activations' precisions (moe.act_bytes_per_value)
+_MOE_LAYOUTS = (("one rack's, split", "split"), ("each rack's", "widen"))  # moe.layout_chips
+_MOE_LINKS = (("datasheet floor", "floor"), ("calibrated", "calibrated"))  # moe.link_values
 
 
 def moe_models():
@@ -473,20 +476,24 @@ def moe_chips():
     return tuple(h.key for h in hardware.REGISTRY if h.scaleout_bw)
 
 
-def hop_latencies(chip, fallback="H100"):
-    """Chapter 2's all-to-all latency in one rack and across racks, s: the chip's published hop latency,
-    else ``fallback``'s (the H800's measured figures stand in for chips without one)."""
-    h, f = hardware.get(chip), hardware.get(fallback)
-    return h.scaleup_latency_s or f.scaleup_latency_s, h.scaleout_latency_s or f.scaleout_latency_s
-
-
 def _moe_data(live):
-    keys = _keys(map(roofline_eq, live.equations), ("batch", "len_ctx", "n_racks", "hop_latency", "n_chips"))
-    experts = live.control("experts").grid
+    keys = _keys(map(roofline_eq, live.equations), ("batch", "len_ctx", "n_racks", "hop_latency", "n_chips",
+                                                     "scaleout_bw", "act_bytes"))
+    racks = live.control("racks").grid
     table = deployments(moe_models(), moe_chips(), (_MOE_PRECISION,), keys)
-    chips = {h: [moe.ep_chips(e, hardware.get(h).scaleup_domain) for e in experts] for h in moe_chips()}
-    latency = {h: dict(zip(("rack", "racks"), hop_latencies(h))) for h in moe_chips()}
-    return {"deployments": table, "ep_chips": chips, "hop_latency": latency,
+    experts = {m: models.get(m).routed_experts for m in moe_models()}
+    # per chip, model and layout: [GPUs, racks] at each position of the racks slider
+    layouts = {}
+    for h in moe_chips():
+        domain = hardware.get(h).scaleup_domain
+        layouts[h] = {m: {lay: [list(moe.layout_chips(e, domain, r, lay)) for r in racks] for lay in moe.LAYOUTS}
+                      for m, e in experts.items()}
+    links = {h: {kind: {"rack": moe.link_values(h, 1, kind)["hop_latency"],
+                        "racks": moe.link_values(h, 2, kind)["hop_latency"],
+                        "scaleout_bw": moe.link_values(h, 2, kind)["scaleout_bw"]} for kind in moe.LINKS}
+             for h in moe_chips()}
+    return {"deployments": table, "experts": experts, "layout_chips": layouts, "links": links,
+            "act_bytes": moe.act_bytes_per_value(*_MOE_ACT),
             "windows": window_tables(keys, live.control("context").grid,
                                      lambda m: deploy(m, "GB200", _MOE_PRECISION)),
             "batch": batch_axis(fig_moe.MoeFigure), "ms": fig_moe.MS}
@@ -499,8 +506,9 @@ def _moe_live():
         select("model", "model", moe_models(), "DeepSeek-V3"),
         select("chip", "hardware", moe_chips(), "GB200"),
         int_slider("top_k", "top-k K", 1, 32, 8),
-        int_slider("experts", "experts E", 8, 512, 256, step=8),
         int_slider("racks", "racks", 1, 8, 1),
+        select("layout", "GPUs", _MOE_LAYOUTS, "split"),
+        select("links", "links", _MOE_LINKS, "calibrated"),
         log_slider("batch", "batch B", 0, 5, ep.balance_batch()),
         log_slider("context", "len_ctx", 1, 6, 2048),  # chapter 2's chat-length context
     )

@@ -43,7 +43,7 @@ REPLACES_STATIC = {"decode", "pipeline", "training", "serving", "revnet"}  # the
 # (chapter 2's cell above shows two frames, a comparison; chapter 4's is in the section before: both stay)
 SECOND_START = {  # a second sweep: a model with sliding-window layers (its KV bytes depend on the context)
     "decode": {"model": "gpt-oss-120b", "chip": "H100", "refined": True},
-    "moe": {"model": "gpt-oss-120b", "chip": "H100", "racks": 2},
+    "moe": {"model": "gpt-oss-120b", "chip": "H100", "racks": 2, "layout": "widen", "links": "floor"},
     "pipeline": {"kind": "gpipe", "stages": 5},
     "memory": {"model": "gpt-oss-120b", "chip": "B200", "gpus": 16},
     "training": {"law_name": "hoffmann", "n_active": 10 ** 9.5, "months": 12.0, "decode_mfu": 0.1},
@@ -90,29 +90,25 @@ def got_decode(p):
 
 
 def moe_deployment(s):
-    """Chapter 2's widget cell, step by step: the model with E experts and top-K, on the chips that split them."""
-    m = dataclasses.replace(models.get(s["model"]), routed_experts=s["experts"],
-                            active_routed_experts=min(s["top_k"], s["experts"]))
-    h, h100 = hardware.get(s["chip"]), hardware.get("H100")
-    chips = moe.ep_chips(m.routed_experts, h.scaleup_domain)
+    """Chapter 2's widget cell, step by step: top-K routing, the GPUs of the layout, the links chosen."""
+    m0 = models.get(s["model"])
+    m = dataclasses.replace(m0, active_routed_experts=min(s["top_k"], m0.routed_experts))
+    h = hardware.get(s["chip"])
+    chips, racks = moe.layout_chips(m.routed_experts, h.scaleup_domain, s["racks"], s["layout"])
     d = dataclasses.replace(deploy(s["model"], s["chip"], "fp4", n_chips=chips), model=m)
-    racks = min(s["racks"], chips)
-    if racks > 1:
-        tau = h.scaleout_latency_s or h100.scaleout_latency_s
-    else:
-        tau = h.scaleup_latency_s or h100.scaleup_latency_s
-    return d, racks, tau
+    return d, racks, moe.link_values(h, racks, s["links"])
 
 
 def expect_moe(s, p):
-    d, racks, tau = moe_deployment(s)
+    d, racks, link = moe_deployment(s)
     x, L = np.asarray(p["batch"]), s["context"]
     np.testing.assert_allclose(x, np.geomspace(1, 1e5, 100), rtol=1e-15)
-    out = {f"parts.{k}": v for k, v in fig_moe.step_parts(d, x, L, racks, tau).items()}
-    at = fig_moe.step_parts(d, np.array([s["batch"]] * 2), L, racks, tau)
+    act = moe.act_bytes_per_value("fp8", "bf16")
+    out = {f"parts.{k}": v for k, v in fig_moe.step_parts(d, x, L, racks, act_bytes=act, **link).items()}
+    at = fig_moe.step_parts(d, np.array([s["batch"]] * 2), L, racks, act_bytes=act, **link)
     three = {"compute": at["compute"][0], "memory": at["memory"][0], "communication": at["comm"][0]}
     return out | {"wall": fig_decode.memory_wall(d, L), "n_chips": d.n_chips_used, "n_racks": racks,
-                  "hop_latency": tau, "regime": max(three, key=three.get)}
+                  "hop_latency": link["hop_latency"], "regime": max(three, key=three.get)}
 
 
 def got_moe(p):
