@@ -157,6 +157,7 @@ tier_price = _declare("p_m", "tier_price", "USD/(device·h)", USD / u.hour, "wha
                       6)
 hold_s = _declare("t_hold", "hold_s", "s", u.second, "how long a cached token is held before it is read", 6,
                   "nonnegative")
+n_reuse = _declare("n_r", "n_reuse", "reads", 1, "times a cached prefix is read back while it is held", 6)
 
 # -- chapter 7: activation memory of training, stored or recomputed (RevNets) -----------------
 n_layers = _declare("N_layers", "n_layers", "layers", 1,
@@ -168,7 +169,6 @@ saved_act_bytes = _declare("b_v", "saved_act_bytes", "byte/value", u.byte,
 t = sp.Symbol("t", positive=True)  # time of one decode step, s: printed in equations, never an argument
 
 TABLE = {q.keyword: q for q in _ROWS}
-n_reuse = _declare("n_r", "n_reuse", "reads", 1, "times a cached prefix is read back while it is held", 6)
 """Every symbol that a numeric function can take, keyed by its keyword, in declaration order."""
 
 _BY_SYMBOL = {q.symbol: q for q in _ROWS}
