@@ -40,7 +40,7 @@ REL = 1e-9
 MAX_REDRAW_MS = 50.0
 REPLACES_STATIC = {"decode", "pipeline", "training", "serving", "revnet"}  # the static PNG just above is the same
 # figure, and is hidden (chapter 6's cell prints text above its image: the text stays)
-# (chapter 2's cell above shows two frames, a comparison; chapter 4's is in the section before: both stay)
+# (chapter 2's cells above: three frames and a table, a comparison; chapter 4's is in the section before: both stay)
 SECOND_START = {  # a second sweep: a model with sliding-window layers (its KV bytes depend on the context)
     "decode": {"model": "gpt-oss-120b", "chip": "H100", "refined": True},
     "moe": {"model": "gpt-oss-120b", "chip": "H100", "racks": 2, "layout": "widen", "links": "floor"},
