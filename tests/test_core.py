@@ -65,7 +65,7 @@ def test_deployment_evaluates_any_registered_equation():
     for eq in equations.REGISTRY.values():
         assert d.evaluate(eq, batch=64, len_ctx=4096, n_racks=2, hop_latency=3e-6, tok_rate=1e3,
                           weight_share=0.5, stage_layers=2, n_stages=4, n_micro=8, n_chunks=2,
-                          micro_batch=16, tp_ways=2, **CH5_VALUES, **CH6_VALUES, **CH7_VALUES) >= 0
+                          micro_batch=16, tp_ways=2, d_ff=2048, **CH5_VALUES, **CH6_VALUES, **CH7_VALUES) >= 0
     with pytest.raises(ValueError, match="needs batch"):
         d.evaluate(decode.step_time_s, len_ctx=4096)
     with pytest.raises(ValueError, match="registered roofline Equation"):
@@ -144,7 +144,7 @@ def test_check_never_raises(answer, expected, rel_tol, what):
 # -- the import graph flows one way -------------------------------------------------------------
 LAYERS = [("_check",), ("symbols",), ("equations",), ("decode",), ("moe",), ("pipeline",), ("memory",), ("training",), ("serving",),
           ("revnet",), ("registry",),
-          ("hardware", "models", "lecture", "prices"), ("hf",), ("deployment",), ("measured", "memory_runs", "training_runs"), ("scoreboard", "ledger"), ("figures",),
+          ("hardware", "models", "lecture", "prices"), ("hf",), ("deployment",), ("measured", "memory_runs", "training_runs", "pipeline_runs"), ("scoreboard", "ledger"), ("figures",),
           ("notebook",), ("web",), ("check",)]
 
 
