@@ -3,7 +3,7 @@
 import pytest
 import sympy as sp
 
-from roofline import Deployment, decode, hardware, models, pipeline
+from roofline import Deployment, decode, hardware, models, pipeline, pipeline_runs
 from roofline.notebook import deploy
 from roofline import symbols as s
 
@@ -156,21 +156,21 @@ def test_pipeline_runs_load_with_sources_and_regimes():
     """Every row of pipeline_runs.csv loads, names its source, table, date and regime; spot values against the
     zero-bubble paper: Table 4, 1.5B on 8 GPUs, 24 micro-batches: ZB-2p 14.5, 1F1B 11.8 samples per GPU per
     second; Table 5, 28.3B on 32 stages, 256 micro-batches: 1F1B bubble 0.1352, ZB-H1 0.0594."""
-    assert len(pipeline.RUNS) == 96
-    for r in pipeline.RUNS:
+    assert len(pipeline_runs.RUNS) == 96
+    for r in pipeline_runs.RUNS:
         assert r.source and r.table in ("Table 4", "Table 5") and r.date and r.regime.startswith("training")
-    assert pipeline.RUNS.get("ZB 1.5B P8 m24 zb-2p throughput").value == 14.5
-    assert pipeline.RUNS.get("ZB 1.5B P8 m24 1f1b throughput").value == 11.8
-    assert pipeline.RUNS.get("ZB 28.3B P32 m256 1f1b bubble").value == 0.1352
-    assert pipeline.RUNS.get("ZB 28.3B P32 m256 zb-h1 bubble").value == 0.0594
+    assert pipeline_runs.RUNS.get("ZB 1.5B P8 m24 zb-2p throughput").value == 14.5
+    assert pipeline_runs.RUNS.get("ZB 1.5B P8 m24 1f1b throughput").value == 11.8
+    assert pipeline_runs.RUNS.get("ZB 28.3B P32 m256 1f1b bubble").value == 0.1352
+    assert pipeline_runs.RUNS.get("ZB 28.3B P32 m256 zb-h1 bubble").value == 0.0594
 
 
 def test_predicted_bubble_by_hand():
     """P = 8, m = 24: 1F1B 7/31 = 0.2258, ZB-H1 7/79 = 0.0886; ZB-2p none; interleaved not predicted."""
-    assert pipeline.RUNS.get("ZB 1.5B P8 m24 1f1b bubble").predicted_bubble() == pytest.approx(7 / 31)
-    assert pipeline.RUNS.get("ZB 1.5B P8 m24 zb-h1 bubble").predicted_bubble() == pytest.approx(7 / 79)
-    assert pipeline.RUNS.get("ZB 1.5B P8 m24 zb-2p throughput").predicted_bubble() == 0
-    assert pipeline.RUNS.get("ZB 1.5B P8 m24 1f1b-i bubble").predicted_bubble() is None
+    assert pipeline_runs.RUNS.get("ZB 1.5B P8 m24 1f1b bubble").predicted_bubble() == pytest.approx(7 / 31)
+    assert pipeline_runs.RUNS.get("ZB 1.5B P8 m24 zb-h1 bubble").predicted_bubble() == pytest.approx(7 / 79)
+    assert pipeline_runs.RUNS.get("ZB 1.5B P8 m24 zb-2p throughput").predicted_bubble() == 0
+    assert pipeline_runs.RUNS.get("ZB 1.5B P8 m24 1f1b-i bubble").predicted_bubble() is None
 
 
 def test_a_corrupt_pipeline_row_names_the_file_and_the_row(tmp_path):
@@ -187,4 +187,4 @@ def test_a_corrupt_pipeline_row_names_the_file_and_the_row(tmp_path):
         path = tmp_path / "pipeline_runs.csv"
         path.write_text("\n".join([header, bad]) + "\n", encoding="utf-8")
         with pytest.raises(ValueError, match=f"pipeline_runs.csv, {match}"):
-            registry.Registry("pipeline_runs.csv", pipeline._run_row, "pipeline run", path=path)
+            registry.Registry("pipeline_runs.csv", pipeline_runs._run_row, "pipeline run", path=path)

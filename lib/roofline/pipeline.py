@@ -49,7 +49,7 @@ import dataclasses
 import sympy as sp
 from sympy.physics import units as u
 
-from . import _check, decode, equations, registry
+from . import _check, decode, equations
 from .equations import Spec
 from .symbols import (B, act_bytes, d_ff, d_model, flops, hop_latency, n_chips, n_chunks, n_micro, n_stages,
                       scaleout_bw, scaleup_bw, stage_layers, top_k)
@@ -265,67 +265,3 @@ def idle_fraction(ops):
     span = max(o.end for o in ops) - min(o.start for o in ops)
     return 1 - sum(o.end - o.start for o in ops) / (len(stages) * span)
 
-
-# -- published pipeline runs: measured throughput and profiled bubble rates ---------------------------------
-RUN_SCHEDULES = ("1f1b", "1f1b-i", "zb-h1", "zb-h2", "zb-1p", "zb-2p")
-
-
-@dataclasses.dataclass(frozen=True)
-class PipelineRun:
-    """One published result of a training pipeline: a schedule on ``n_stages`` GPUs with ``n_micro``
-    micro-batches, its throughput (``quantity`` 'throughput', samples per GPU per second, ``kind``
-    'measured') or its bubble rate ('bubble_rate', the idle share of the step, ``kind`` 'profiled' where
-    the source computes it from profiled pass times)."""
-
-    key: str
-    model: str
-    gpus: int
-    n_stages: int
-    n_micro: int
-    schedule: str
-    quantity: str
-    value: float
-    unit: str
-    kind: str
-    source: str
-    table: str
-    date: str
-    regime: str
-    notes: str = ""
-
-    def __post_init__(self):
-        for name in ("gpus", "n_stages", "n_micro"):
-            _whole(name, getattr(self, name))
-        _check.choice("schedule", self.schedule, {s: s for s in RUN_SCHEDULES})
-        _check.choice("quantity", self.quantity, {"throughput": 0, "bubble_rate": 0})
-        _check.choice("kind", self.kind, {"measured": 0, "profiled": 0})
-        _check.check_value("value", self.value, where="PipelineRun field")
-        if self.quantity == "bubble_rate" and not self.value < 1:
-            raise ValueError(f"value must be a bubble rate below 1; got {self.value!r}")
-        for name in ("source", "table", "date", "regime"):
-            if not getattr(self, name).strip():
-                raise ValueError(f"{name} must not be empty")
-
-    def predicted_bubble(self):
-        """The chapter's bubble for this run's P and m: (P - 1)/(m + P - 1) for 1F1B, (P - 1)/(3 m + P - 1)
-        for ZB-H1 and ZB-1p (same memory), 0 for ZB-H2 and ZB-2p; None for interleaved (its v is uneven)."""
-        given = dict(n_stages=self.n_stages, n_micro=self.n_micro)
-        if self.schedule == "1f1b":
-            return bubble_fraction(**given)
-        if self.schedule in ("zb-h1", "zb-1p"):
-            return bubble_fraction.under(schedule="zb-h1")(**given)
-        if self.schedule in ("zb-h2", "zb-2p"):
-            return 0.0
-        return None
-
-
-def _run_row(r):
-    return PipelineRun(key=r["key"], model=r["model"], gpus=int(r["gpus"]), n_stages=int(r["n_stages"]),
-                       n_micro=int(r["n_micro"]), schedule=r["schedule"], quantity=r["quantity"],
-                       value=float(r["value"]), unit=r["unit"], kind=r["kind"], source=r["sources"],
-                       table=r["table"], date=r["date"], regime=r["regime"], notes=r["notes"])
-
-
-RUNS = registry.Registry("pipeline_runs.csv", _run_row, "pipeline run")
-"""Published pipeline-schedule results: Qi et al. 2024 (zero bubble), Table 4 (measured throughput) and Table 5
-(bubble rates from profiled pass times), GPT-3-like models on 8-32 A100s."""
