@@ -193,7 +193,7 @@ class ScaleUpRack:
 
     @property
     def dies(self):
-        """Compute dies in the domain: packages x dies per package."""
+        """Compute dies in the domain, packages times dies per package."""
         return self.packages * self.dies_per_package
 
 
