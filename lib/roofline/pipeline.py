@@ -15,8 +15,8 @@ the whole batch: the *bubble*. :func:`schedule` builds the timeline of a schedul
 (GPipe, 1F1B) from its dependencies; the bubble fractions of ``build`` are the
 papers' closed forms, which the tests check against those timelines.
 
-Beyond the lecture
-------------------
+Schedules and splits beyond the lecture
+---------------------------------------
 Zero-bubble schedules split the backward pass into ``B`` (gradient of the input, on
 the critical path) and ``W`` (gradient of the weights, free to move) and put ``W``
 into the bubble. :func:`schedule_costs` gives the bubble time and memory of each

@@ -73,5 +73,5 @@ def _run_row(r):
 
 
 RUNS = registry.Registry("pipeline_runs.csv", _run_row, "pipeline run")
-"""Published pipeline-schedule results: Qi et al. 2024 (zero bubble), Table 4 (measured throughput) and Table 5
+"""Published pipeline-schedule results of Qi et al. 2024 (zero bubble), Table 4 (measured throughput) and Table 5
 (bubble rates from profiled pass times), GPT-3-like models on 8-32 A100s."""
