@@ -14,8 +14,8 @@ one stage is chapter 1's step for one micro-batch with ``1/P`` of the model, and
 hop is :data:`roofline.pipeline.hop_time_s` for that micro-batch: a latency plus each
 chip's share of the micro-batch's activations at the scale-out bandwidth.
 
-Beyond the lecture
-------------------
+Fixed batches and real layouts (beyond the lecture)
+---------------------------------------------------
 The ``P`` cancels only while each micro-batch stays the same size. With a **fixed
 global batch** ``B`` the micro-batch is ``B / P``: the KV cache per GPU falls as
 ``1/P`` too (:data:`kv_per_gpu_fixed_batch_bytes`), but each stage reads its weights
