@@ -144,7 +144,7 @@ def test_check_never_raises(answer, expected, rel_tol, what):
 # -- the import graph flows one way -------------------------------------------------------------
 LAYERS = [("_check",), ("symbols",), ("equations",), ("decode",), ("moe",), ("pipeline",), ("memory",), ("training",), ("serving",),
           ("revnet",), ("registry",),
-          ("hardware", "models", "lecture", "prices"), ("hf",), ("deployment",), ("measured", "memory_runs", "training_runs", "pipeline_runs"), ("scoreboard", "ledger"), ("figures",),
+          ("hardware", "models", "lecture", "prices"), ("hf",), ("deployment",), ("measured", "memory_runs", "training_runs", "pipeline_runs", "moe_data"), ("scoreboard", "ledger"), ("figures",),
           ("notebook",), ("web",), ("check",)]
 
 

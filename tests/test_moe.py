@@ -8,7 +8,7 @@ hidden size 7,168, top-8 of 256 experts, 58 MoE layers), and against a simulatio
 import numpy as np
 import pytest
 
-from roofline import Deployment, hardware, measured, models, moe
+from roofline import Deployment, hardware, measured, models, moe, moe_data
 
 V3 = models.get("DeepSeek-V3")
 GB200 = hardware.get("GB200")
@@ -153,20 +153,20 @@ def test_dispatch_in_fp8_and_combine_in_bf16():
     """(1 + 2) / 2 = 1.5 bytes per value; the two phases at their own bytes take the time of two at the mean:
     6,400 sequences on 64 GB200s in one rack, 100 x 8 x 7,168 x 63/64 = 5,644,800 values a phase per GPU,
     at 1 byte (dispatch) and 2 (combine) over 900 GB/s, 58 layers."""
-    assert moe.act_bytes_per_value() == 1.5
-    assert moe.act_bytes_per_value("bf16", "bf16") == 2.0
-    assert moe.act_bytes_per_value("FP8", 2) == 1.5
+    assert moe_data.act_bytes_per_value() == 1.5
+    assert moe_data.act_bytes_per_value("bf16", "bf16") == 2.0
+    assert moe_data.act_bytes_per_value("FP8", 2) == 1.5
     d = Deployment(V3, GB200, precision="fp4", n_chips=64)
-    both = d.evaluate(moe.a2a_bandwidth_time_s, batch=6400, n_racks=1, act_bytes=moe.act_bytes_per_value())
+    both = d.evaluate(moe.a2a_bandwidth_time_s, batch=6400, n_racks=1, act_bytes=moe_data.act_bytes_per_value())
     assert both == pytest.approx(58 * (5_644_800 * 1 + 5_644_800 * 2) / 900e9)
     for racks in (2, 4):  # across racks too: one half at 1 byte plus one at 2 is two at 1.5
         halves = [d.evaluate(moe.a2a_bandwidth_time_s, batch=6400, n_racks=racks, act_bytes=b) / 2 for b in (1, 2)]
         got = d.evaluate(moe.a2a_bandwidth_time_s, batch=6400, n_racks=racks, act_bytes=1.5)
         assert got == pytest.approx(sum(halves))
     with pytest.raises(ValueError, match="dispatch"):
-        moe.act_bytes_per_value("fp16")
+        moe_data.act_bytes_per_value("fp16")
     with pytest.raises(ValueError, match="combine"):
-        moe.act_bytes_per_value("fp8", -1)
+        moe_data.act_bytes_per_value("fp8", -1)
 
 
 def test_link_values_floor_and_calibrated():
@@ -174,32 +174,32 @@ def test_link_values_floor_and_calibrated():
     datasheet NIC. Calibrated: DeepEP's EP8 pair through a line (77 us at 6.62 MB, 114 us at 12.85 MB on
     NVLink: intercept 37.6 us), the InfiniBand fit's 20.0 us and its 41.8 GB/s of 50 (GB300's 100 GB/s NIC
     at the same share)."""
-    assert moe.link_values("GB200", 1, "floor") == {"hop_latency": 3.33e-6, "scaleout_bw": 50e9}
-    assert moe.link_values("GB200", 2, "floor") == {"hop_latency": 2.8e-6, "scaleout_bw": 50e9}
+    assert moe_data.link_values("GB200", 1, "floor") == {"hop_latency": 3.33e-6, "scaleout_bw": 50e9}
+    assert moe_data.link_values("GB200", 2, "floor") == {"hop_latency": 2.8e-6, "scaleout_bw": 50e9}
     x = [128 * 8 * 7168 * b * 7 / 8 for b in (1.03125, 2)]
     alpha_up = 77e-6 - x[0] * (114e-6 - 77e-6) / (x[1] - x[0])
-    assert moe.link_values("GB200", 1)["hop_latency"] == pytest.approx(alpha_up, rel=1e-9)
+    assert moe_data.link_values("GB200", 1)["hop_latency"] == pytest.approx(alpha_up, rel=1e-9)
     assert alpha_up == pytest.approx(37.6e-6, abs=0.1e-6)
-    two = moe.link_values("GB200", 2)
+    two = moe_data.link_values("GB200", 2)
     assert two["hop_latency"] == pytest.approx(19.97e-6, abs=0.01e-6)
     assert two["scaleout_bw"] == pytest.approx(41.85e9, rel=1e-3)
-    assert moe.link_values("GB300", 2)["scaleout_bw"] == pytest.approx(2 * two["scaleout_bw"])
+    assert moe_data.link_values("GB300", 2)["scaleout_bw"] == pytest.approx(2 * two["scaleout_bw"])
     with pytest.raises(ValueError, match="links"):
-        moe.link_values("GB200", 2, "measured")
+        moe_data.link_values("GB200", 2, "measured")
     with pytest.raises(ValueError, match="scale-out"):
-        moe.link_values("Ironwood", 2)
+        moe_data.link_values("Ironwood", 2)
 
 
 def test_scaleup_racks_in_packages_and_dies():
     """GB200 NVL72: 72 packages of 2 dies (144). Rubin Ultra NVL576: 144 packages of 4 (576). The lecture's
     "genuine 4x" (00:41:21) is the dies, 576 / 144; in packages it is 144 / 72 = 2."""
-    nvl72, nvl576 = moe.RACKS.get("GB200 NVL72"), moe.RACKS.get("Rubin Ultra NVL576")
+    nvl72, nvl576 = moe_data.RACKS.get("GB200 NVL72"), moe_data.RACKS.get("Rubin Ultra NVL576")
     assert (nvl72.packages, nvl72.dies, nvl72.name_count) == (72, 144, 72)
     assert (nvl576.packages, nvl576.dies, nvl576.name_count) == (144, 576, 576)
     assert nvl576.dies / nvl72.dies == 4 and nvl576.packages / nvl72.packages == 2
-    assert moe.RACKS.get("GB200 NVL72").packages == hardware.get("GB200").scaleup_domain
-    assert moe.RACKS.get("Vera Rubin NVL144").packages == hardware.get("Rubin").scaleup_domain
-    for r in moe.RACKS:
+    assert moe_data.RACKS.get("GB200 NVL72").packages == hardware.get("GB200").scaleup_domain
+    assert moe_data.RACKS.get("Vera Rubin NVL144").packages == hardware.get("Rubin").scaleup_domain
+    for r in moe_data.RACKS:
         assert r.source and r.regime and r.date and r.confidence in ("high", "medium", "low")
 
 
@@ -220,4 +220,4 @@ def test_a_corrupt_rack_row_names_the_file_and_the_row(tmp_path):
         path = tmp_path / "scaleup_racks.csv"
         path.write_text("\n".join([header, bad, *rest]) + "\n", encoding="utf-8")
         with pytest.raises(ValueError, match=f"scaleup_racks.csv, {match}"):
-            registry.Registry("scaleup_racks.csv", moe._rack_row, "scale-up rack", path=path)
+            registry.Registry("scaleup_racks.csv", moe_data._rack_row, "scale-up rack", path=path)

@@ -405,7 +405,7 @@
     const ci = opts("context").grid.indexOf(s.context), ri = opts("racks").grid.indexOf(s.racks);
     const v = atContext(deployment(D.deployments, mi, hi, 0), D.windows, s.model, ci);
     // as chapter 2's widget: top-K routing, on the GPUs of the layout (moe.layout_chips), over the links
-    // of moe.link_values, FP8 out and BF16 back (moe.act_bytes_per_value)
+    // of moe_data.link_values, FP8 out and BF16 back (moe_data.act_bytes_per_value)
     v.top_k = Math.min(s.top_k, D.experts[s.model]);
     [v.n_chips, v.n_racks] = D.layout_chips[s.chip][s.model][s.layout][ri];
     const link = D.links[s.chip][s.links];

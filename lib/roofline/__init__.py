@@ -19,6 +19,7 @@ lecture     the numbers the lecture states, each once, with its timestamp and wo
 prices      API list prices (USD per million tokens), one per row with date and source
 deployment  a model on hardware: values by symbol; evaluates any registered equation
 measured    published decode throughput and all-to-all times with their setups; links calibrated on them
+moe_data    chapter 2's data: the all-to-all's links (floor or calibrated), bytes per value, racks in dies
 scoreboard  every measurement beside the library's prediction of it (the scoreboard appendix)
 figures     one module per chapter: draw_* helpers and live figures (matplotlib only)
 notebook    helpers every chapter notebook uses (glue, claims, deploy, the Colab cell)

@@ -51,7 +51,8 @@ import numpy as np
 import sympy as sp
 from sympy.printing.jscode import JavascriptCodePrinter
 
-from . import equations, hardware, lecture, models, moe, pipeline, registry, revnet, serving, symbols, training
+from . import (equations, hardware, lecture, models, moe, moe_data, pipeline, registry, revnet, serving, symbols,
+               training)
 from .figures import decode as fig_decode, memory as fig_memory, moe as fig_moe, revnet as fig_revnet
 from .figures import serving as fig_serving, training as fig_training
 from .notebook import deploy
@@ -461,9 +462,9 @@ def _decode_live():
 _MOE_EQS = ("decode.compute_time_s", "decode.weight_time_s", "decode.kv_time_s", "decode.memory_time_s",
             "decode.max_batch_n", "moe.comm_time_s", "moe.step_with_comm_s", "moe.step_with_comm_s[overlap=full]")
 _MOE_PRECISION = "fp4"  # chapter 2's widget: FP4 weights, or the chip's lowest precision
-_MOE_ACT = ("fp8", "bf16")  # dispatch, combine: the activations' precisions (moe.act_bytes_per_value)
+_MOE_ACT = ("fp8", "bf16")  # dispatch, combine: the activations' precisions (moe_data.act_bytes_per_value)
 _MOE_LAYOUTS = (("one rack's, split", "split"), ("each rack's", "widen"))  # moe.layout_chips
-_MOE_LINKS = (("datasheet floor", "floor"), ("calibrated", "calibrated"))  # moe.link_values
+_MOE_LINKS = (("datasheet floor", "floor"), ("calibrated", "calibrated"))  # moe_data.link_values
 
 
 def moe_models():
@@ -488,12 +489,12 @@ def _moe_data(live):
         domain = hardware.get(h).scaleup_domain
         layouts[h] = {m: {lay: [list(moe.layout_chips(e, domain, r, lay)) for r in racks] for lay in moe.LAYOUTS}
                       for m, e in experts.items()}
-    links = {h: {kind: {"rack": moe.link_values(h, 1, kind)["hop_latency"],
-                        "racks": moe.link_values(h, 2, kind)["hop_latency"],
-                        "scaleout_bw": moe.link_values(h, 2, kind)["scaleout_bw"]} for kind in moe.LINKS}
-             for h in moe_chips()}
+    links = {h: {kind: {"rack": moe_data.link_values(h, 1, kind)["hop_latency"],
+                        "racks": moe_data.link_values(h, 2, kind)["hop_latency"],
+                        "scaleout_bw": moe_data.link_values(h, 2, kind)["scaleout_bw"]}
+                 for kind in moe_data.LINKS} for h in moe_chips()}
     return {"deployments": table, "experts": experts, "layout_chips": layouts, "links": links,
-            "act_bytes": moe.act_bytes_per_value(*_MOE_ACT),
+            "act_bytes": moe_data.act_bytes_per_value(*_MOE_ACT),
             "windows": window_tables(keys, live.control("context").grid,
                                      lambda m: deploy(m, "GB200", _MOE_PRECISION)),
             "batch": batch_axis(fig_moe.MoeFigure), "ms": fig_moe.MS}

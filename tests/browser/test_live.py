@@ -26,7 +26,7 @@ import urllib.parse
 import numpy as np
 import pytest
 
-from roofline import hardware, models, moe, pipeline, web
+from roofline import hardware, models, moe, moe_data, pipeline, web
 from roofline.figures import decode as fig_decode, memory as fig_memory, moe as fig_moe, revnet as fig_revnet
 from roofline.figures import serving as fig_serving, training as fig_training
 from roofline.notebook import deploy
@@ -96,14 +96,14 @@ def moe_deployment(s):
     h = hardware.get(s["chip"])
     chips, racks = moe.layout_chips(m.routed_experts, h.scaleup_domain, s["racks"], s["layout"])
     d = dataclasses.replace(deploy(s["model"], s["chip"], "fp4", n_chips=chips), model=m)
-    return d, racks, moe.link_values(h, racks, s["links"])
+    return d, racks, moe_data.link_values(h, racks, s["links"])
 
 
 def expect_moe(s, p):
     d, racks, link = moe_deployment(s)
     x, L = np.asarray(p["batch"]), s["context"]
     np.testing.assert_allclose(x, np.geomspace(1, 1e5, 100), rtol=1e-15)
-    act = moe.act_bytes_per_value("fp8", "bf16")
+    act = moe_data.act_bytes_per_value("fp8", "bf16")
     out = {f"parts.{k}": v for k, v in fig_moe.step_parts(d, x, L, racks, act_bytes=act, **link).items()}
     at = fig_moe.step_parts(d, np.array([s["batch"]] * 2), L, racks, act_bytes=act, **link)
     three = {"compute": at["compute"][0], "memory": at["memory"][0], "communication": at["comm"][0]}

@@ -1,0 +1,130 @@
+"""Chapter 2's data: the all-to-all's links, its bytes per value, and NVIDIA's racks in packages and dies.
+
+:mod:`roofline.moe` holds the equations; this module draws the values they take from the
+registries (the layers below it cannot reach them).
+
+Links: floor and calibrated (:func:`link_values`)
+--------------------------------------------------
+``tau`` and ``W_out`` come in two versions. The *floor*: the datasheet's bandwidth and the
+latency of a 64-byte message (the H800's where the chip has none published). *Calibrated*:
+the intercept and bandwidth of :func:`roofline.measured.fit_link`, fitted to DeepEP's
+measured all-to-alls, the scale-out bandwidth as the fitted share of the line rate.
+
+Bytes per value (:func:`act_bytes_per_value`)
+---------------------------------------------
+``b_a`` is the mean of the dispatch's and the combine's bytes per value (FP8 out and BF16
+back: 1.5). Both phases move the same count of values over the same networks, so the two
+phases at their own bytes take exactly the time of two at the mean.
+
+Racks (:data:`RACKS`)
+---------------------
+NVIDIA's scale-up domains in GPU packages and compute dies, with the count each name uses
+(``data/scaleup_racks.csv``, sourced per row).
+"""
+
+import dataclasses
+
+from . import _check, hardware, measured, registry
+
+LINKS = ("floor", "calibrated")  # link_values: the datasheet floor or the fit to measured all-to-alls
+STAND_IN = "H100"                # the chip whose measured 64-byte latencies stand in where none is published
+
+
+def act_bytes_per_value(dispatch="fp8", combine="bf16"):
+    """Bytes per activation value over an MoE layer's two all-to-alls: the mean of the dispatch's and the
+    combine's, each a precision name ('fp8', 'bf16', ...) or bytes per value.
+
+    DeepSeek's kernels dispatch in FP8 and combine in BF16 (its scales of one FP32 per 128 values,
+    3% more, left out):
+
+    >>> act_bytes_per_value(), act_bytes_per_value("bf16", "bf16"), act_bytes_per_value(1.03125, 2)
+    (1.5, 2.0, 1.515625)
+    """
+    def one(name, value):
+        if isinstance(value, str):
+            return registry.PRECISIONS[_check.choice(name, value, {p: p for p in registry.PRECISIONS})]
+        return _check.check_value(name, value)
+    return (one("dispatch", dispatch) + one("combine", combine)) / 2
+
+
+def link_values(chip, n_racks=1, links="calibrated"):
+    """The latency ``hop_latency`` of one all-to-all and the scale-out bandwidth ``scaleout_bw`` of ``chip``
+    (a name or a Hardware) for a layer over ``n_racks`` racks, as keywords for ``Deployment.evaluate``.
+
+    ``"floor"``: the 64-byte message's latency on the slower tier the layer uses (NVLink in one rack,
+    the NIC across racks; the H800's where the chip has none published) and the datasheet bandwidth.
+    ``"calibrated"``: that tier's intercept in :func:`roofline.measured.fit_link`, and the NIC at the
+    share of its line rate the scale-out fit achieves. NVLink keeps its datasheet bandwidth: its fit
+    reaches the line rate DeepEP states. Both fits are the H800's with ConnectX-7; elsewhere they are
+    stand-ins.
+
+    >>> f, c = link_values("GB200", 2, "floor"), link_values("GB200", 2)
+    >>> print(f"{f['hop_latency'] * 1e6:.1f} us at {f['scaleout_bw'] / 1e9:.0f} GB/s; "
+    ...       f"{c['hop_latency'] * 1e6:.0f} us at {c['scaleout_bw'] / 1e9:.1f} GB/s")
+    2.8 us at 50 GB/s; 20 us at 41.8 GB/s
+    """
+    links = _check.choice("links", links, {k: k for k in LINKS})
+    h = chip if isinstance(chip, hardware.Hardware) else hardware.get(chip)
+    r = _check.check_value("n_racks", n_racks)
+    if not h.scaleout_bw:
+        raise ValueError(f"link_values: {h.key} has no published scale-out bandwidth")
+    across = r > 1
+    if links == "floor":
+        tier = "scaleout_latency_s" if across else "scaleup_latency_s"
+        tau = getattr(h, tier) or getattr(hardware.get(STAND_IN), tier)
+        return {"hop_latency": tau, "scaleout_bw": h.scaleout_bw}
+    out = measured.fit_link("scale-out")
+    rows = [measured.LINKS.get(k) for k in out.keys]
+    line = sum(m.line_rate_bytes_per_s for m in rows) / len(rows)
+    tau = (out if across else measured.fit_link("scale-up")).alpha_s
+    return {"hop_latency": tau, "scaleout_bw": h.scaleout_bw * out.beta_bytes_per_s / line}
+
+
+@dataclasses.dataclass(frozen=True)
+class ScaleUpRack:
+    """One scale-up domain as its maker sells it: GPU packages, dies in each, and the count in its name.
+
+    The lecture's "Jensen math" (00:41:21): NVIDIA names its racks by packages (NVL72) or, from
+    Rubin on, by dies (NVL144, NVL576), so the name can grow faster than the domain.
+    """
+
+    key: str
+    vendor: str
+    packages: int            # GPU packages (what a Hopper or Blackwell "GPU" is) in the domain
+    dies_per_package: int    # compute dies in each package
+    name_count: int          # the number in the product's name
+    status: str              # 'shipping' or 'announced'
+    year: int
+    regime: str
+    source: str
+    date: str
+    confidence: str
+    notes: str = ""
+
+    def __post_init__(self):
+        for name in ("packages", "dies_per_package", "name_count", "year"):
+            value = _check.check_value(name, getattr(self, name), where="ScaleUpRack field")
+            if value != int(value):
+                raise ValueError(f"ScaleUpRack field {name} must be a whole number; got {value!r}")
+        _check.choice("status", self.status, {"shipping": 0, "announced": 0})
+        if self.name_count not in (self.packages, self.dies):
+            raise ValueError(f"ScaleUpRack {self.key!r}: name_count {self.name_count} counts neither its "
+                             f"{self.packages} packages nor its {self.dies} dies")
+        if not self.source.strip():
+            raise ValueError(f"ScaleUpRack {self.key!r}: no source")
+
+    @property
+    def dies(self):
+        """Compute dies in the domain, packages times dies per package."""
+        return self.packages * self.dies_per_package
+
+
+def _rack_row(r):
+    return ScaleUpRack(key=r["key"], vendor=r["vendor"], packages=int(r["packages"]),
+                       dies_per_package=int(r["dies_per_package"]), name_count=int(r["name_count"]),
+                       status=r["status"], year=int(r["year"]), regime=r["regime"], source=r["sources"],
+                       date=r["date"], confidence=r["confidence"], notes=r["notes"])
+
+
+RACKS = registry.Registry("scaleup_racks.csv", _rack_row, "scale-up rack")
+"""NVIDIA's scale-up domains, Hopper to Rubin Ultra, in packages and dies, with their sources."""
