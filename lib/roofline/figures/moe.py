@@ -150,7 +150,7 @@ def step_parts(deployment, batch, len_ctx, n_racks=1, hop_latency=None, scaleout
 
     ``hop_latency``: seconds; default the deployment's (its scale-up tier's, where published; else 0).
     ``scaleout_bw`` (bytes/s per chip) and ``act_bytes`` (bytes per value, dispatch and combine
-    averaged: :func:`roofline.moe.act_bytes_per_value`): default the deployment's.
+    averaged: :func:`roofline.moe_data.act_bytes_per_value`): default the deployment's.
     """
     if not isinstance(deployment, Deployment):
         raise ValueError(f"deployment must be a roofline.Deployment; got {_check.short(deployment)}")
@@ -208,7 +208,7 @@ class MoeFigure(LiveFigure):
         Seconds per all-to-all; default the deployment's.
     scaleout_bw, act_bytes : float, optional
         The scale-out bandwidth per chip (bytes/s) and the bytes per activation value; default the
-        deployment's. :func:`roofline.moe.link_values` gives ``hop_latency`` and ``scaleout_bw``.
+        deployment's. :func:`roofline.moe_data.link_values` gives ``hop_latency`` and ``scaleout_bw``.
     """
 
     def __init__(self, deployment, len_ctx, n_racks=1, marker_batch=4096, hop_latency=None, scaleout_bw=None,
