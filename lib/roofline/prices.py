@@ -292,4 +292,5 @@ def _cache_row(r):
 
 
 CACHES = registry.Registry("cache_policies.csv", _cache_row, "cache policy")
-"""The providers' documented prompt caches: medium, retention, refresh, write, read and storage prices."""
+"""The providers' documented prompt caches, each with its medium, retention, refresh, write, read and storage
+prices."""

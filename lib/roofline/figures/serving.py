@@ -218,7 +218,7 @@ def _nice(x):
 
 
 TOTAL_RATIOS = (1, 2, 5, 10, 20, 50, 100)
-"""The stops of the figure's "N total / N active" control: a model's total parameters as a multiple of its active
+"""Stops of the figure's "N total / N active" control, a model's total parameters as a multiple of its active
 ones (dense 1; the lecture's model, by our assumption, 10; DeepSeek-V3 about 18)."""
 
 
