@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from roofline import measured, scoreboard
+from roofline import measured, memory_runs, pipeline_runs, scoreboard
 
 ROWS = scoreboard.entries()
 
@@ -14,7 +14,19 @@ def test_every_timed_measurement_the_library_holds_is_on_the_board():
     timed = [m.key for m in measured.LINKS if m.use == "fit"]  # the others publish a bandwidth only
     assert set(measured.names()) <= set(keys) and set(timed) <= set(keys)
     assert {"Llama 3.1 405B", "DeepSeek-V3"} <= set(keys)
-    assert len(keys) == len(measured.names()) + len(timed) + 2
+    bubbles = [r.key for r in pipeline_runs.RUNS if r.quantity == "bubble_rate" and r.predicted_bubble()]
+    capacities = [r.key for r in memory_runs.RUNS if r.sequences_per_gpu is not None]
+    assert set(bubbles) <= set(keys) and set(capacities) <= set(keys) and len(bubbles) >= 20
+    assert len(keys) == len(measured.names()) + len(timed) + 2 + len(bubbles) + len(capacities)
+
+
+def test_the_bubble_formula_and_the_memory_that_fits_bound_their_measurements_by_hand():
+    """Qi et al.'s 1F1B, 1.5B model, P = 8, m = 24: 7 / 31 = 0.226 against a profiled 0.2431; SGLang's GB200
+    decode at 2K tokens runs fewer sequences than fit (Table 5 prints 24.31%)."""
+    bubble = next(e for e in ROWS if e.key == "ZB 1.5B P8 m24 1f1b bubble")
+    assert bubble.predicted == pytest.approx(7 / 31) and bubble.measured == pytest.approx(0.2431)
+    kv = next(e for e in ROWS if e.key == "SGLang GB200 decode 2K")
+    assert kv.bound == "upper" and kv.measured == 1408 and kv.ratio < 1
 
 
 @pytest.mark.parametrize("entry", ROWS, ids=lambda e: e.key)

@@ -10,7 +10,12 @@ prediction bounds the measurement, and which term the residual belongs to:
   link's line rate, a lower bound on time, and beside it the latency + bandwidth model fitted to the same
   link class (:func:`roofline.measured.fit_link`);
 - **training** (:data:`roofline.training.REPORTED`): 6ND against the compute a lab reports, and the
-  hours of a run at full utilisation, a lower bound on its GPU-hours.
+  hours of a run at full utilisation, a lower bound on its GPU-hours;
+- **pipeline bubble** (:data:`roofline.pipeline_runs.RUNS`, the profiled bubble rates): chapter 3's bubble for
+  the run's stages and micro-batches, equal passes and free sends, a lower bound on the idle share;
+- **KV capacity** (:data:`roofline.memory_runs.RUNS`, the layouts that give sequences per GPU): the
+  sequences whose cache fits beside the weights each GPU holds (data-parallel attention), an upper bound
+  on the batch a server runs.
 
 >>> rows = entries()
 >>> worst = summary(rows)["all-to-all, scale-out (InfiniBand)"]
@@ -22,7 +27,7 @@ import dataclasses
 import math
 import statistics
 
-from . import hardware, measured, models, training
+from . import hardware, measured, memory_runs, models, pipeline_runs, training
 
 LINK_REGIMES = {"scale-up": "all-to-all, scale-up (NVLink, one node)", "scale-out": "all-to-all, scale-out (InfiniBand)"}
 
@@ -101,9 +106,39 @@ def _training():
     return out
 
 
+def _pipeline():
+    out = []
+    for r in pipeline_runs.RUNS:
+        predicted = r.predicted_bubble() if r.quantity == "bubble_rate" else None
+        if not predicted:  # throughput rows, interleaved runs and the bubble-free schedules
+            continue
+        out.append(Entry(
+            key=r.key, what="bubble rate", regime="training pipeline bubble (profiled)", predicted=predicted,
+            measured=r.value, bound="lower",
+            residual="passes of unequal length (forward, backward, weight gradient) and the sends between "
+                     "stages, which the formula takes as equal and free",
+            source=f"{r.source}, {r.table}"))
+    return out
+
+
+def _memory():
+    out = []
+    for r in memory_runs.RUNS:
+        if r.sequences_per_gpu is None:
+            continue
+        out.append(Entry(
+            key=r.key, what="sequences per GPU", regime="decode KV capacity (sequences per GPU)",
+            predicted=r.predicted_max_sequences(layout=True), measured=r.sequences_per_gpu, bound="upper",
+            residual="memory the engine keeps for activations, graphs and communication buffers; contexts "
+                     "still growing; a batch set by latency rather than memory",
+            source=r.source))
+    return out
+
+
 def entries():
-    """Every measurement the library holds, with its prediction: decode, all-to-all, training."""
-    return _decode() + _links() + _training()
+    """Every measurement the library holds, with its prediction: decode, all-to-all, training, pipeline
+    bubble, KV capacity."""
+    return _decode() + _links() + _training() + _pipeline() + _memory()
 
 
 def summary(rows):
