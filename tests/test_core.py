@@ -220,3 +220,13 @@ def test_symbol_names_are_unique():
 
     names = [str(q.symbol) for q in symbols.TABLE.values()]
     assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+
+
+def test_the_api_page_documents_every_module():
+    """book/api.md lists and renders every public module of the package."""
+    root = pathlib.Path(roofline.__file__).parent
+    page = (root.parents[1] / "book" / "api.md").read_text()
+    modules = [".".join(("roofline",) + p.relative_to(root).with_suffix("").parts)
+               for p in root.rglob("*.py") if not p.name.startswith("_")]
+    missing = [m for m in modules if f".. automodule:: {m}\n" not in page or f"| `{m}` |" not in page]
+    assert not missing, f"book/api.md does not document {missing}"
