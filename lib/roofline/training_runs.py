@@ -15,6 +15,7 @@ from ._check import check_value
 
 REPORT_REGIMES = ("pre-training", "training, all stages", "RL", "post-training", "prefill", "decode", "serving",
                   "scaling law", "data")
+"""What a :class:`Report` can be about: its ``regime`` is one of these."""
 
 
 @dataclasses.dataclass(frozen=True)
