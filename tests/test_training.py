@@ -198,6 +198,19 @@ def test_reports_agree_with_their_own_arithmetic():
     assert v("DeepSeek day input tokens") * (1 - v("DeepSeek day cache hits")) == pytest.approx(265.7e9, rel=1e-3)
     assert v("DeepSeek prefill per node") * (1 - v("DeepSeek day cache hits")) == pytest.approx(32_206, rel=1e-4)
     assert 6 * 402e9 * v("Llama 3 optimum tokens") == pytest.approx(3.99e25, rel=0.01)  # Meta's C = 6ND, near 3.8e25
+    # Meta's Figure 3 fit, 0.299 C^0.537 at 3.8e25 FLOPs: 16.3T, near the paper's 16.55T; the text's rounded
+    # (0.53, 0.29) would give 10.5T
+    c = v("Llama 3 405B FLOPs")
+    assert v("Llama 3 fit coefficient") * c ** v("Llama 3 fit exponent") == pytest.approx(16.55e12, rel=0.02)
+    assert 0.29 * c**0.53 == pytest.approx(10.5e12, rel=0.01)
+    # R1's own RL, 512 x 80 = 40,960 GPU-hours, 1.5% of V3's 2.664M
+    assert 512 * v("DeepSeek-R1 RL hours") / v("DeepSeek-V3 pre-training hours") == pytest.approx(0.0154, abs=5e-4)
+    # DeepSeek's fleet: 168B / 86,400 s / 14.8k = 131 decode nodes, 608B / 86,400 / 73.7k = 95.5 prefill nodes,
+    # 227 in all against the reported 226.75 average
+    dec = v("DeepSeek day output tokens") / 86_400 / v("DeepSeek decode per node")
+    pre = v("DeepSeek day input tokens") / 86_400 / v("DeepSeek prefill per node")
+    assert (round(dec), round(pre, 1)) == (131, 95.5)
+    assert dec + pre == pytest.approx(v("DeepSeek day mean nodes"), rel=0.005)
 
 
 def test_a_corrupt_report_row_names_the_file_and_the_row(tmp_path):

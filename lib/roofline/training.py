@@ -112,8 +112,8 @@ FITTED_RANGE = {"params": (7e7, 1.6e10), "tokens": (5e9, 5e11),
 REPORTED = {
     "Chinchilla": dict(flops=5.76e23, source="Hoffmann et al. 2022: Chinchilla was trained on Gopher's "
                                              "budget, 5.76e23 FLOPs"),
-    "Llama 3.1 405B": dict(flops=3.8e25, source="Llama 3 Herd of Models (arXiv 2407.21783), section 3.4: "
-                                                "3.8e25 FLOPs"),
+    "Llama 3.1 405B": dict(flops=3.8e25, source="Llama 3 Herd of Models (arXiv 2407.21783), sections 1 and "
+                                                "3.2.1: 3.8e25 FLOPs"),
     "DeepSeek-V3": dict(gpu_hours=2.664e6, chip="H800",
                         source="github:deepseek-ai/DeepSeek-V3 README: 2.664M H800 GPU-hours of pre-training "
                                "(2.788M with context extension and post-training)"),
