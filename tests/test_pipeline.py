@@ -57,7 +57,12 @@ def test_pipeline_latency_and_throughput_by_hand():
     assert d.evaluate(pipeline.stage_time_s, **given) == pytest.approx(stage)
     hop = 3e-6 + 64 * 7168 * 2 / 50e9  # 4096 / 64 tokens per GPU, BF16 activations, one 400 Gb/s NIC
     assert d.evaluate(pipeline.pipeline_token_latency_s, **given) == pytest.approx(2 * stage + hop)
-    assert d.evaluate(pipeline.pipeline_tokens_per_s, **given) == pytest.approx(4096 / stage)
+    # a decode loop with exactly two batches in flight: each goes round two stages and two hops
+    assert d.evaluate(pipeline.pipeline_tokens_per_s, **given) == pytest.approx(4096 / (stage + hop))
+    assert d.evaluate(pipeline.neutral_batches_n, **given) == pytest.approx(2 * (stage + hop) / stage)
+    one = dict(given, n_stages=1)  # one stage: no hop, chapter 1's throughput on 64 GPUs
+    assert d.evaluate(pipeline.pipeline_tokens_per_s, **one) == pytest.approx(4096 / d.step_time_s(4096, 2048))
+    assert d.evaluate(pipeline.neutral_batches_n, **one) == pytest.approx(1)
     assert decode.step_time_s.expr.free_symbols >= {s.n_chips}
 
 
@@ -87,6 +92,18 @@ def test_tp_rule_by_hand():
     assert pipeline.tp_max_degree(d_ff=28672, **h100) == pytest.approx(13.04, abs=0.01)
     fp8 = dict(scaleup_bw=450e9, act_bytes=1, flops=2 * 989.4e12)
     assert pipeline.tp_max_degree(d_ff=2048, **fp8) == pytest.approx(pipeline.tp_max_degree(d_ff=2048, **h100))
+
+
+def test_tp_comm_over_math_by_hand():
+    """Two H100s (989.4 TFLOP/s BF16, 450 GB/s) split an expert of width 2048: each moves half of the B D
+    values of 2 bytes in the all-gather and again in the reduce-scatter, 2 B D / 450e9 s, against
+    4 B D 2048 / (2 x 989.4e12) s of math: the ratio is 989.4e12 / (2048 x 450e9) = 1.0736. It reaches 1 at
+    Y = 1 + tp_max_degree."""
+    h100 = dict(d_ff=2048, scaleup_bw=450e9, act_bytes=2, flops=989.4e12)
+    assert pipeline.tp_comm_over_math(tp_ways=2, **h100) == pytest.approx(989.4e12 / (2048 * 450e9))
+    assert pipeline.tp_comm_over_math(tp_ways=1, **h100) == 0
+    y1 = 1 + pipeline.tp_max_degree(**h100)
+    assert pipeline.tp_comm_over_math(tp_ways=y1, **h100) == pytest.approx(1)
 
 
 def test_tp_rule_is_compute_over_communication():

@@ -8,10 +8,13 @@ stage's own traffic once ``2 K ell_s (1 - 1/G) W_out / W_up >= 1``: the lecture'
 taken from the registry and the ``1 - 1/G`` of copies that leave their chip kept.
 
 In inference a stage hands its batch on and starts the next one, so a pipeline of
-``P`` stages has no bubble: each stage does ``1/P`` of the work, a token's latency is
-``P`` stage times plus ``P - 1`` hops, and the throughput is that of ``P G`` chips
-(00:56:40-00:58:09). In training the backward pass must wait for the forward pass of
-the whole batch: the *bubble*. :func:`schedule` builds the timeline of a schedule
+``P`` stages has no bubble: each stage does ``1/P`` of the work, one pass takes ``P``
+stage times plus ``P - 1`` hops, and with enough batches in flight the throughput is
+that of ``P G`` chips (00:56:40-00:58:09). In a decode loop with exactly ``P`` batches
+in flight each batch goes round ``P`` stages and ``P`` hops, so a batch leaves every
+stage time plus a hop; hiding the hops takes about ``P (1 + hop / t_stage)`` batches
+(:data:`pipeline_tokens_per_s`, :data:`neutral_batches_n`). In training the backward
+pass must wait for the forward pass of the whole batch: the *bubble*. :func:`schedule` builds the timeline of a schedule
 (GPipe, 1F1B) from its dependencies; the bubble fractions of ``build`` are the
 papers' closed forms, which the tests check against those timelines.
 
@@ -35,6 +38,9 @@ jax-ml.github.io/scaling-book, "How to Think About GPUs", tensor parallelism): a
 matmul of width ``F`` split ``Y`` ways does ``4 B D F / Y`` FLOPs per all-gather and
 reduce-scatter of ``2 B D`` activations, so it stays compute-bound while
 ``Y < F W / C`` in BF16; with ``b_a`` bytes per value, ``Y < 2 F W / (b_a C)``.
+That rule drops the ``(Y - 1)/Y`` of each collective that leaves the chip;
+:data:`tp_comm_over_math` keeps it, ``(Y - 1) b_a C / (2 F W)``, which reaches 1 at
+``Y = 1 + 2 F W / (b_a C)``.
 
 >>> print(f"{cut_ratio(top_k=8, stage_layers=1, n_chips=64, scaleup_bw=900e9, scaleout_bw=50e9):.2f}")
 0.88
@@ -52,7 +58,7 @@ from sympy.physics import units as u
 from . import _check, decode, equations
 from .equations import Spec
 from .symbols import (B, act_bytes, d_ff, d_model, flops, hop_latency, n_chips, n_chunks, n_micro, n_stages,
-                      scaleout_bw, scaleup_bw, stage_layers, top_k)
+                      scaleout_bw, scaleup_bw, stage_layers, top_k, tp_ways)
 
 SCHEDULES = ("gpipe", "1f1b", "interleaved", "zb-h1", "dualpipe")  # the variant axis, default first
 _S = u.second
@@ -79,6 +85,10 @@ def build(schedule="gpipe"):
     # tensor parallelism over a matmul pair of width F (How to Scale Your Model): 2 x 2 B D F / Y FLOPs against an
     # all-gather and a reduce-scatter of B D values of b_a bytes; compute-bound while Y is below
     tp_max = 2 * d_ff * scaleup_bw / (act_bytes * flops)
+    # the same split with the (Y - 1)/Y of each collective that leaves the chip kept: communication over math
+    tp_ratio = (tp_ways - 1) * act_bytes * flops / (2 * d_ff * scaleup_bw)
+    # a decode loop with exactly P batches in flight: each goes round P stages and P hops (none on one stage)
+    loop_hop = sp.Piecewise((0, n_stages <= 1), (hop, True))
     return {
         "cut_ratio": Spec(ratio, "dimensionless", "A stage's scale-up all-to-all time over one scale-out send per "
                           "token across the cut; the cut is cheap at 1 or more (00:52:38).", 1,
@@ -103,8 +113,15 @@ def build(schedule="gpipe"):
         "tp_max_degree": Spec(tp_max, "chips", "Most tensor-parallel ways over the scale-up network at which a "
                               "feed-forward block of width d_ff stays compute-bound: 2 d_ff W_up / (b_a F), the "
                               "F W / C of How to Scale Your Model in BF16.", 1),
-        "pipeline_tokens_per_s": Spec(B / stage, "token/s", "Tokens per second of the pipeline with P batches "
-                                      "in flight, one leaving every stage time: no bubble in inference.", 1 / _S),
+        "tp_comm_over_math": Spec(tp_ratio, "dimensionless", "Communication over math time of a feed-forward "
+                                  "block of width d_ff split n_TP ways, the (n_TP - 1)/n_TP of each all-gather and "
+                                  "reduce-scatter kept: (n_TP - 1) b_a F / (2 d_ff W_up); compute-bound below 1.", 1),
+        "pipeline_tokens_per_s": Spec(B / (stage + loop_hop), "token/s", "Tokens per second of a decode loop "
+                                      "with exactly P batches in flight: each goes round P stages and P hops, so "
+                                      "one leaves every stage time plus a hop (B / t_stage on one stage).", 1 / _S),
+        "neutral_batches_n": Spec(n_stages * (1 + loop_hop / stage), "batches", "Batches in flight that keep "
+                                  "every stage of a decode loop busy while the hops run: P (1 + hop / t_stage); "
+                                  "with that many the throughput is B / t_stage, and the KV cache grows alike.", 1),
     }
 
 
@@ -118,6 +135,8 @@ hop_time_s = EQUATIONS["hop_time_s"]
 pipeline_token_latency_s = EQUATIONS["pipeline_token_latency_s"]
 pipeline_tokens_per_s = EQUATIONS["pipeline_tokens_per_s"]
 tp_max_degree = EQUATIONS["tp_max_degree"]
+tp_comm_over_math = EQUATIONS["tp_comm_over_math"]
+neutral_batches_n = EQUATIONS["neutral_batches_n"]
 
 TABLE2 = ("1f1b", "zb1p", "dualpipe")
 
