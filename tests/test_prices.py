@@ -24,7 +24,7 @@ def test_csv_is_one_price_per_row_with_date_and_source():
     rows = _csv_rows()
     assert list(rows[0]) == ["key", "provider", "model", "tier", "tier_aliases", "context", "kind",
                              "usd_per_mtok", "change", "as_of", "source", "confidence", "notes"]
-    assert len(rows) == len(prices.ENTRIES) == 194
+    assert len(rows) == len(prices.ENTRIES) == 197
     assert len({r["key"] for r in rows}) == len(rows)
     for r in rows:
         assert r["as_of"].strip() and len(r["source"]) > 5 and r["source"] != "same", r["key"]
@@ -268,3 +268,42 @@ def test_a_corrupt_cache_row_names_the_file_and_the_row(tmp_path):
         path.write_text(",".join(header) + "\n" + bad + "\n", encoding="utf-8")
         with pytest.raises(ValueError, match=f"cache_policies.csv, {match}"):
             registry.Registry("cache_policies.csv", prices._cache_row, "cache policy", path=path)
+
+
+# -- published serving measurements (serving_measured.csv) ---------------------------------------
+def test_serving_measurements_against_the_reference_table():
+    """shared/reference/README.md's production row for DeepSeek (day-6 post): 14.8k output tokens/s per
+    8-GPU H800 node, 20-22 tokens/s per user, 56.3% of input tokens from the cache."""
+    out = prices.SERVING.get("DeepSeek day-6 output throughput")
+    assert (out.value, out.gpus, out.hardware) == (14800, 8, "H800")
+    user = prices.SERVING.get("DeepSeek day-6 per-user speed")
+    assert (user.value, user.value_hi) == (20, 22)
+    assert prices.SERVING.get("DeepSeek day-6 cache-hit rate").value == 0.563
+    for m in prices.SERVING:
+        assert m.source and m.regime and m.date, m.key
+    # at $2 per GPU-hour, 8 GPUs for 14,800 tokens/s: 16 / 53.28M tokens = $0.30 per million
+    assert 8 * 2 / (out.value * 3600) * 1e6 == pytest.approx(0.3003, abs=1e-4)
+
+
+def test_a_corrupt_serving_row_names_the_file_and_the_row(tmp_path):
+    """A copy of serving_measured.csv with text for a number, a range upside down, an empty source and a
+    short row: each fails with the file name and the row's line."""
+    from roofline import registry
+
+    text = resources.files("roofline").joinpath("data", "serving_measured.csv").read_text(encoding="utf-8")
+    header, *rows = list(csv.reader(text.splitlines()))
+    first = dict(zip(header, rows[0]))
+
+    def line(**change):
+        out = io.StringIO()
+        csv.writer(out).writerow([(first | change)[h] for h in header])
+        return out.getvalue().strip()
+
+    for bad, match in ((line(value="many"), "row 2: could not convert"),
+                       (line(value_hi="10"), "row 2: .*value_hi 10.0 is below value"),
+                       (line(source=""), "row 2: .*source must not be empty"),
+                       (",".join(rows[0][:5]), "row 2: 12 columns expected")):
+        path = tmp_path / "serving_measured.csv"
+        path.write_text(",".join(header) + "\n" + bad + "\n", encoding="utf-8")
+        with pytest.raises(ValueError, match=f"serving_measured.csv, {match}"):
+            registry.Registry("serving_measured.csv", prices._serving_row, "serving measurement", path=path)

@@ -294,3 +294,52 @@ def _cache_row(r):
 CACHES = registry.Registry("cache_policies.csv", _cache_row, "cache policy")
 """The providers' documented prompt caches, each with its medium, retention, refresh, write, read and storage
 prices."""
+
+
+# -- published serving measurements beside the chapter's prices ----------------------------------
+@dataclasses.dataclass(frozen=True)
+class ServingMeasurement:
+    """A published figure from a production serving system, a row of ``data/serving_measured.csv``.
+
+    ``value`` (and ``value_hi`` where the source gives a range) in ``unit``, on ``gpus`` GPUs of
+    ``hardware`` per node, with the regime it was measured in and its source and date.
+
+    >>> m = SERVING.get("DeepSeek day-6 output throughput")
+    >>> print(f"{m.value:,.0f} {m.unit} on {m.gpus} {m.hardware}s")
+    14,800 tokens/s per node on 8 H800s
+    """
+
+    key: str
+    quantity: str
+    value: float
+    value_hi: float | None
+    unit: str
+    hardware: str
+    gpus: int
+    regime: str
+    source: str
+    date: str
+    confidence: str
+    notes: str
+
+    def __post_init__(self):
+        for name in ("quantity", "unit", "regime", "source", "date"):
+            if not getattr(self, name).strip():
+                raise ValueError(f"{self.key!r}: {name} must not be empty")
+        _check.check_value("value", self.value, "positive", "ServingMeasurement")
+        if self.value_hi is not None and self.value_hi < self.value:
+            raise ValueError(f"{self.key!r}: value_hi {self.value_hi} is below value {self.value}")
+        _check.check_value("gpus", self.gpus, "positive", "ServingMeasurement")
+        _check.choice("confidence", self.confidence, {v: v for v in ("high", "medium", "low")})
+
+
+def _serving_row(r):
+    num = registry.number
+    return ServingMeasurement(
+        key=r["key"], quantity=r["quantity"], value=num(r["value"]), value_hi=num(r["value_hi"]),
+        unit=r["unit"], hardware=r["hardware"], gpus=num(r["gpus"], int), regime=r["regime"],
+        source=r["source"], date=r["date"], confidence=r["confidence"], notes=r["notes"])
+
+
+SERVING = registry.Registry("serving_measured.csv", _serving_row, "serving measurement")
+"""Published production serving figures (DeepSeek's day-6 post): throughput, per-user speed, cache hits."""
