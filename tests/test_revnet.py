@@ -271,6 +271,38 @@ def test_mean_field_by_hand_and_by_sampling():
     assert revnet.tanh_mean_field(1.0, 0.05)[1] < 1  # a bias moves the edge above sigma_w = 1
 
 
+def test_mean_field_against_adaptive_quadrature():
+    """sigma_w = 3 and 1.5 against mpmath's adaptive tanh-sinh quadrature at 30 digits, an independent
+    integrator: q* by the same fixed-point iteration, then chi_1."""
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 30
+
+    def gauss(g, q):
+        f = lambda z: g(mpmath.sqrt(q) * z) * mpmath.exp(-z * z / 2)  # noqa: E731
+        return mpmath.quad(f, [-mpmath.inf, -1, 0, 1, mpmath.inf]) / mpmath.sqrt(2 * mpmath.pi)
+
+    for sw in (3.0, 1.5):
+        q = mpmath.mpf(1)
+        for _ in range(300):
+            q = sw**2 * gauss(lambda u: mpmath.tanh(u) ** 2, q)
+        chi = sw**2 * gauss(lambda u: mpmath.sech(u) ** 4, q)
+        q_lib, chi_lib = revnet.tanh_mean_field(sw)
+        assert q_lib == pytest.approx(float(q), rel=1e-9) and chi_lib == pytest.approx(float(chi), rel=1e-9)
+
+
+def test_round_bf16_by_hand():
+    """BF16 keeps float32's top 16 bits, rounded to nearest, ties to even: 1/3 is 0x3EAB (0.333984375),
+    1 + 2^-8 is a tie that goes down to 1, 1 + 3 * 2^-9 goes up to 1 + 2^-7; the sign is kept."""
+    out = revnet.round_bf16(np.array([1 / 3, 1 + 2**-8, 1 + 3 * 2**-9, 1 + 2**-7, -2.0, 0.0]))
+    assert out.dtype == np.float32
+    assert int(out[:1].view(np.uint32)[0]) == 0x3EAB0000
+    assert out.tolist() == [0.333984375, 1.0, 1 + 2**-7, 1 + 2**-7, -2.0, 0.0]
+    v = np.random.default_rng(0).standard_normal(10_000).astype(np.float32)
+    r = revnet.round_bf16(v)
+    assert np.all(r.view(np.uint32) & 0xFFFF == 0)  # 8 significant bits
+    assert np.all(np.abs(r - v) <= np.abs(v) * 2**-8)  # within half a unit in the last place
+
+
 # -- bad input --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("call, match", [
     (lambda: revnet.feistel_round(np.ones(2), np.ones(2), "f"), r"f must be a callable"),
@@ -290,6 +322,7 @@ def test_mean_field_by_hand_and_by_sampling():
     (lambda: revnet.tanh_mean_field(0), r"weight_scale must be a finite number > 0; got 0"),
     (lambda: revnet.tanh_mean_field(1, -0.1), r"bias_scale must be a finite number >= 0; got -0.1"),
     (lambda: revnet.tanh_mean_field(200), r"weight_scale and bias_scale must be at most 100; got 200"),
+    (lambda: revnet.round_bf16([1.0, np.inf]), r"values must be finite"),
     (lambda: revnet.gomez_block(np.ones(2), np.ones(2), "F", np.sin), r"f must be a callable"),
     (lambda: revnet.layer_activation_bytes(**(GPT3 | {"d_model": 0})), r"d_model must be a finite number > 0; got 0"),
     (lambda: revnet.training_activation_bytes(n_layers=-2, **GPT3), r"n_layers must be a finite number > 0; got -2"),
