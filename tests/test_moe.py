@@ -5,10 +5,12 @@ figures (GB200: NVLink 5 900 GB/s per direction, ConnectX-7 400 Gb/s = 50 GB/s; 
 hidden size 7,168, top-8 of 256 experts, 58 MoE layers), and against a simulation of routing.
 """
 
+import pathlib
+
 import numpy as np
 import pytest
 
-from roofline import Deployment, hardware, measured, models, moe, moe_data
+from roofline import Deployment, hardware, measured, models, moe, moe_data, registry
 
 V3 = models.get("DeepSeek-V3")
 GB200 = hardware.get("GB200")
@@ -109,10 +111,11 @@ def test_per_rack_dispatch_crosses_once_per_other_rack():
 
 
 def test_expected_maximum_of_normals():
-    """Blom's approximation against known expected maxima: 2.34 for 64, 2.83 for 256 (tables of normal
-    order statistics); 0 for one."""
+    """Blom's approximation against the exact expected maxima, 2.34 for 64 and 2.83 for 256 (tables of normal
+    order statistics): within 0.02; the approximation gives 2.81 for 256. 0 for one."""
     assert moe.expected_max_normal(64) == pytest.approx(2.34, abs=0.02)
     assert moe.expected_max_normal(256) == pytest.approx(2.83, abs=0.02)
+    assert round(moe.expected_max_normal(256), 2) == 2.81
     assert moe.expected_max_normal(1) == 0
 
 
@@ -171,17 +174,24 @@ def test_dispatch_in_fp8_and_combine_in_bf16():
 
 def test_link_values_floor_and_calibrated():
     """Floor: the H800's 64-byte latencies (3.33 us NVLink, 2.8 us InfiniBand) where the chip has none, the
-    datasheet NIC. Calibrated: DeepEP's EP8 pair through a line (77 us at 6.62 MB, 114 us at 12.85 MB on
-    NVLink: intercept 37.6 us), the InfiniBand fit's 20.0 us and its 41.8 GB/s of 50 (GB300's 100 GB/s NIC
-    at the same share)."""
-    assert moe_data.link_values("GB200", 1, "floor") == {"hop_latency": 3.33e-6, "scaleout_bw": 50e9}
-    assert moe_data.link_values("GB200", 2, "floor") == {"hop_latency": 2.8e-6, "scaleout_bw": 50e9}
+    datasheet links; across racks the larger of the two tiers' (3.33 us). Calibrated: DeepEP's EP8 pair
+    through a line (77 us at 6.62 MB, 114 us at 12.85 MB on NVLink: intercept 37.6 us, slope 168 GB/s, 84%
+    of the H800's nominal 200 GB/s, so GB200's 900 GB/s becomes 757), the InfiniBand fit's 20.0 us and its
+    41.8 GB/s of 50 (GB300's 100 GB/s NIC at the same share); across racks tau = max(37.6, 20.0) us."""
+    gb = {"scaleup_bw": 900e9, "scaleout_bw": 50e9}
+    assert moe_data.link_values("GB200", 1, "floor") == {"hop_latency": 3.33e-6, **gb}
+    assert moe_data.link_values("GB200", 2, "floor") == {"hop_latency": 3.33e-6, **gb}
     x = [128 * 8 * 7168 * b * 7 / 8 for b in (1.03125, 2)]
-    alpha_up = 77e-6 - x[0] * (114e-6 - 77e-6) / (x[1] - x[0])
-    assert moe_data.link_values("GB200", 1)["hop_latency"] == pytest.approx(alpha_up, rel=1e-9)
+    slope = (114e-6 - 77e-6) / (x[1] - x[0])
+    alpha_up = 77e-6 - x[0] * slope
+    one = moe_data.link_values("GB200", 1)
+    assert one["hop_latency"] == pytest.approx(alpha_up, rel=1e-9)
     assert alpha_up == pytest.approx(37.6e-6, abs=0.1e-6)
+    assert 1 / slope == pytest.approx(168.2e9, rel=1e-3)
+    assert one["scaleup_bw"] == pytest.approx(900e9 * (1 / slope) / 200e9, rel=1e-9)
     two = moe_data.link_values("GB200", 2)
-    assert two["hop_latency"] == pytest.approx(19.97e-6, abs=0.01e-6)
+    assert two["hop_latency"] == pytest.approx(alpha_up, rel=1e-9)  # NVLink's, the larger
+    assert measured.fit_link("scale-out").alpha_s == pytest.approx(19.97e-6, abs=0.01e-6)
     assert two["scaleout_bw"] == pytest.approx(41.85e9, rel=1e-3)
     assert moe_data.link_values("GB300", 2)["scaleout_bw"] == pytest.approx(2 * two["scaleout_bw"])
     with pytest.raises(ValueError, match="links"):
@@ -221,3 +231,16 @@ def test_a_corrupt_rack_row_names_the_file_and_the_row(tmp_path):
         path.write_text("\n".join([header, bad, *rest]) + "\n", encoding="utf-8")
         with pytest.raises(ValueError, match=f"scaleup_racks.csv, {match}"):
             registry.Registry("scaleup_racks.csv", moe_data._rack_row, "scale-up rack", path=path)
+
+
+def test_anchors_read_and_a_corrupt_row_names_the_file_and_the_row(tmp_path):
+    """pplx-kernels' one-token NVLink all-to-alls (41.6 and 41.7 us) and the GB200 bandwidths as published."""
+    assert moe_data.ANCHORS.get("pplx NVLink dispatch EP8 1 tok").si == pytest.approx(41.6e-6)
+    assert moe_data.ANCHORS.get("Hybrid-EP GB200 highest").si == pytest.approx(764.03e9)
+    for a in moe_data.ANCHORS:
+        assert a.source and a.regime
+    text = (pathlib.Path(moe_data.__file__).parent / "data" / "moe_a2a_anchors.csv").read_text()
+    path = tmp_path / "moe_a2a_anchors.csv"
+    path.write_text(text.replace(",41.6,", ",fast,", 1))
+    with pytest.raises(ValueError, match=r"moe_a2a_anchors\.csv, row 2"):
+        registry.Registry("moe_a2a_anchors.csv", moe_data._anchor_row, "all-to-all anchor", path=path)

@@ -411,6 +411,7 @@
     const link = D.links[s.chip][s.links];
     v.hop_latency = v.n_racks > 1 ? link.racks : link.rack;
     v.scaleout_bw = link.scaleout_bw;
+    v.scaleup_bw = link.scaleup_bw;
     v.act_bytes = D.act_bytes;
     v.len_ctx = s.context;
     const parts = (xs) => ({

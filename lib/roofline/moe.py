@@ -180,7 +180,7 @@ step_with_comm_hidden = step_with_comm_s.under(overlap="full").expr
 def expected_max_normal(n):
     """Expected largest of ``n`` independent standard normal values (Blom's approximation).
 
-    ``Phi^-1((n - 0.375) / (n + 0.25))``: 2.34 for 64, 2.83 for 256 (the exact values are
+    ``Phi^-1((n - 0.375) / (n + 0.25))``: 2.34 for 64, 2.81 for 256 (the exact expectations are
     2.34 and 2.83); 0 for one.
     """
     n = _check.check_value("n", n)

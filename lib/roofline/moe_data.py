@@ -5,10 +5,11 @@ registries (the layers below it cannot reach them).
 
 Links: floor and calibrated (:func:`link_values`)
 --------------------------------------------------
-``tau`` and ``W_out`` come in two versions. The *floor*: the datasheet's bandwidth and the
-latency of a 64-byte message (the H800's where the chip has none published). *Calibrated*:
-the intercept and bandwidth of :func:`roofline.measured.fit_link`, fitted to DeepEP's
-measured all-to-alls, the scale-out bandwidth as the fitted share of the line rate.
+``tau``, ``W_up`` and ``W_out`` come in two versions. The *floor*: the datasheet's bandwidths and
+the latency of a 64-byte message (the H800's where the chip has none published). *Calibrated*:
+the intercepts and bandwidths of :func:`roofline.measured.fit_link`, fitted to DeepEP's measured
+all-to-alls, each bandwidth as the fitted share of the H800's rate. Across racks ``tau`` is the
+larger of the two tiers'.
 
 Bytes per value (:func:`act_bytes_per_value`)
 ---------------------------------------------
@@ -28,6 +29,8 @@ from . import _check, hardware, measured, registry
 
 LINKS = ("floor", "calibrated")  # link_values: the datasheet floor or the fit to measured all-to-alls
 STAND_IN = "H100"                # the chip whose measured 64-byte latencies stand in where none is published
+H800_NVLINK_NOMINAL = 200e9      # bytes/s per direction, the H800's nominal NVLink: DeepEP issue #16
+                                 # (github.com/deepseek-ai/DeepEP/issues/16, maintainer's reply, 2025-02-26)
 
 
 def act_bytes_per_value(dispatch="fp8", combine="bf16"):
@@ -48,36 +51,39 @@ def act_bytes_per_value(dispatch="fp8", combine="bf16"):
 
 
 def link_values(chip, n_racks=1, links="calibrated"):
-    """The latency ``hop_latency`` of one all-to-all and the scale-out bandwidth ``scaleout_bw`` of ``chip``
-    (a name or a Hardware) for a layer over ``n_racks`` racks, as keywords for ``Deployment.evaluate``.
+    """The latency ``hop_latency`` of one all-to-all and the bandwidths ``scaleup_bw`` and ``scaleout_bw`` of
+    ``chip`` (a name or a Hardware) for a layer over ``n_racks`` racks, as keywords for ``Deployment.evaluate``.
 
-    ``"floor"``: the 64-byte message's latency on the slower tier the layer uses (NVLink in one rack,
-    the NIC across racks; the H800's where the chip has none published) and the datasheet bandwidth.
-    ``"calibrated"``: that tier's intercept in :func:`roofline.measured.fit_link`, and the NIC at the
-    share of its line rate the scale-out fit achieves. NVLink keeps its datasheet bandwidth: its fit
-    reaches the line rate DeepEP states. Both fits are the H800's with ConnectX-7; elsewhere they are
-    stand-ins.
+    ``"floor"``: the latency of a 64-byte message, measured point to point from CPU-side software (the
+    H800's where the chip has none published; not a lower bound on a GPU-initiated all-to-all), and
+    the datasheet bandwidths. ``"calibrated"``: the intercepts of :func:`roofline.measured.fit_link`,
+    NVLink at the share of the H800's nominal 200 GB/s its scale-up fit achieves
+    (:data:`H800_NVLINK_NOMINAL`), and the NIC at the share of its line rate the scale-out fit achieves.
+    In one rack ``tau`` is NVLink's; across racks it is the larger of the two tiers', since a layer
+    over several racks still runs the all-to-all inside each. Both fits are the H800's with
+    ConnectX-7; elsewhere they are stand-ins.
 
     >>> f, c = link_values("GB200", 2, "floor"), link_values("GB200", 2)
-    >>> print(f"{f['hop_latency'] * 1e6:.1f} us at {f['scaleout_bw'] / 1e9:.0f} GB/s; "
-    ...       f"{c['hop_latency'] * 1e6:.0f} us at {c['scaleout_bw'] / 1e9:.1f} GB/s")
-    2.8 us at 50 GB/s; 20 us at 41.8 GB/s
+    >>> print(f"{f['hop_latency'] * 1e6:.2f} us at {f['scaleout_bw'] / 1e9:.0f} GB/s; "
+    ...       f"{c['hop_latency'] * 1e6:.1f} us at {c['scaleout_bw'] / 1e9:.1f} GB/s, "
+    ...       f"NVLink {c['scaleup_bw'] / 1e9:.0f} GB/s")
+    3.33 us at 50 GB/s; 37.6 us at 41.8 GB/s, NVLink 757 GB/s
     """
     links = _check.choice("links", links, {k: k for k in LINKS})
     h = chip if isinstance(chip, hardware.Hardware) else hardware.get(chip)
     r = _check.check_value("n_racks", n_racks)
     if not h.scaleout_bw:
         raise ValueError(f"link_values: {h.key} has no published scale-out bandwidth")
-    across = r > 1
+    tiers = ("scaleup_latency_s", "scaleout_latency_s") if r > 1 else ("scaleup_latency_s",)
     if links == "floor":
-        tier = "scaleout_latency_s" if across else "scaleup_latency_s"
-        tau = getattr(h, tier) or getattr(hardware.get(STAND_IN), tier)
-        return {"hop_latency": tau, "scaleout_bw": h.scaleout_bw}
-    out = measured.fit_link("scale-out")
+        tau = max(getattr(h, t) or getattr(hardware.get(STAND_IN), t) for t in tiers)
+        return {"hop_latency": tau, "scaleup_bw": h.scaleup_bw, "scaleout_bw": h.scaleout_bw}
+    up, out = measured.fit_link("scale-up"), measured.fit_link("scale-out")
     rows = [measured.LINKS.get(k) for k in out.keys]
     line = sum(m.line_rate_bytes_per_s for m in rows) / len(rows)
-    tau = (out if across else measured.fit_link("scale-up")).alpha_s
-    return {"hop_latency": tau, "scaleout_bw": h.scaleout_bw * out.beta_bytes_per_s / line}
+    tau = max(up.alpha_s, out.alpha_s) if r > 1 else up.alpha_s
+    return {"hop_latency": tau, "scaleup_bw": h.scaleup_bw * up.beta_bytes_per_s / H800_NVLINK_NOMINAL,
+            "scaleout_bw": h.scaleout_bw * out.beta_bytes_per_s / line}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -128,3 +134,48 @@ def _rack_row(r):
 
 RACKS = registry.Registry("scaleup_racks.csv", _rack_row, "scale-up rack")
 """NVIDIA's scale-up domains, Hopper to Rubin Ultra, in packages and dies, with their sources."""
+
+
+@dataclasses.dataclass(frozen=True)
+class A2AAnchor:
+    """One published all-to-all figure set beside the chapter's links: a time (``unit`` 'us') or a
+    bandwidth (``unit`` 'GB/s'), with its system, kernel, regime and source."""
+
+    key: str
+    system: str
+    kernel: str
+    operation: str           # 'dispatch' or 'combine'
+    ep: int                  # GPUs in the expert-parallel group
+    tokens_per_gpu: int
+    value: float
+    unit: str                # 'us' or 'GB/s'
+    regime: str
+    source: str
+    date: str
+    confidence: str
+    notes: str = ""
+
+    def __post_init__(self):
+        _check.choice("operation", self.operation, {"dispatch": 0, "combine": 0})
+        _check.choice("unit", self.unit, {"us": 0, "GB/s": 0})
+        for name in ("ep", "tokens_per_gpu", "value"):
+            _check.check_value(name, getattr(self, name), where="A2AAnchor field")
+        if not self.source.strip() or not self.regime.strip():
+            raise ValueError(f"A2AAnchor {self.key!r}: a source and a regime are required")
+
+    @property
+    def si(self):
+        """The value in seconds or bytes per second."""
+        return self.value * (1e-6 if self.unit == "us" else 1e9)
+
+
+def _anchor_row(r):
+    return A2AAnchor(key=r["key"], system=r["system"], kernel=r["kernel"], operation=r["operation"],
+                     ep=int(r["ep"]), tokens_per_gpu=int(r["tokens_per_gpu"]), value=float(r["value"]),
+                     unit=r["unit"], regime=r["regime"], source=r["sources"], date=r["date"],
+                     confidence=r["confidence"], notes=r["notes"])
+
+
+ANCHORS = registry.Registry("moe_a2a_anchors.csv", _anchor_row, "all-to-all anchor")
+"""Published all-to-all latencies and bandwidths set beside the chapter's links (pplx-kernels, DeepEP V2,
+Hybrid-EP), with their sources."""

@@ -86,7 +86,7 @@ scaleup_bw = _declare("W_up", "scaleup_bw", "byte/s per chip", u.byte / u.second
 scaleout_bw = _declare("W_out", "scaleout_bw", "byte/s per chip", u.byte / u.second,
                        "scale-out network (NIC) bandwidth of one chip, one direction", 2)
 hop_latency = _declare("tau", "hop_latency", "s", u.second,
-                       "time one all-to-all waits on the network besides its bytes (the slower tier's; "
+                       "time one all-to-all waits on the network besides its bytes (across racks, the larger tier's; "
                        "zero: ignored)", 2, "nonnegative")
 tok_rate = _declare("T", "tok_rate", "token/s per chip", 1 / u.second,
                     "output tokens per second each chip must serve (a throughput target)", 2)

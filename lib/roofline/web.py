@@ -464,7 +464,7 @@ _MOE_EQS = ("decode.compute_time_s", "decode.weight_time_s", "decode.kv_time_s",
 _MOE_PRECISION = "fp4"  # chapter 2's widget: FP4 weights, or the chip's lowest precision
 _MOE_ACT = ("fp8", "bf16")  # dispatch, combine: the activations' precisions (moe_data.act_bytes_per_value)
 _MOE_LAYOUTS = (("one rack's, split", "split"), ("each rack's", "widen"))  # moe.layout_chips
-_MOE_LINKS = (("datasheet floor", "floor"), ("calibrated", "calibrated"))  # moe_data.link_values
+_MOE_LINKS = (("64-byte floor", "floor"), ("calibrated", "calibrated"))  # moe_data.link_values
 
 
 def moe_models():
@@ -491,7 +491,8 @@ def _moe_data(live):
                       for m, e in experts.items()}
     links = {h: {kind: {"rack": moe_data.link_values(h, 1, kind)["hop_latency"],
                         "racks": moe_data.link_values(h, 2, kind)["hop_latency"],
-                        "scaleout_bw": moe_data.link_values(h, 2, kind)["scaleout_bw"]}
+                        "scaleout_bw": moe_data.link_values(h, 2, kind)["scaleout_bw"],
+                        "scaleup_bw": moe_data.link_values(h, 1, kind)["scaleup_bw"]}
                  for kind in moe_data.LINKS} for h in moe_chips()}
     return {"deployments": table, "experts": experts, "layout_chips": layouts, "links": links,
             "act_bytes": moe_data.act_bytes_per_value(*_MOE_ACT),

@@ -145,19 +145,20 @@ def draw_cable_density(ax, trays_per_side=2, cables_per_tray=2, title=""):
 
 
 # -- the step with communication -----------------------------------------------------------------
-def step_parts(deployment, batch, len_ctx, n_racks=1, hop_latency=None, scaleout_bw=None, act_bytes=None):
+def step_parts(deployment, batch, len_ctx, n_racks=1, hop_latency=None, scaleout_bw=None, act_bytes=None,
+               scaleup_bw=None):
     """Compute, weights + KV (memory), all-to-all and the step with it (added, and hidden), ms, over ``batch``.
 
     ``hop_latency``: seconds; default the deployment's (its scale-up tier's, where published; else 0).
-    ``scaleout_bw`` (bytes/s per chip) and ``act_bytes`` (bytes per value, dispatch and combine
-    averaged: :func:`roofline.moe_data.act_bytes_per_value`): default the deployment's.
+    ``scaleout_bw`` and ``scaleup_bw`` (bytes/s per chip) and ``act_bytes`` (bytes per value, dispatch
+    and combine averaged: :func:`roofline.moe_data.act_bytes_per_value`): default the deployment's.
     """
     if not isinstance(deployment, Deployment):
         raise ValueError(f"deployment must be a roofline.Deployment; got {_check.short(deployment)}")
     b = _check.check_value("batch", batch)
     tau = hop_latency if hop_latency is not None else deployment.values.get("hop_latency", 0.0)
     given = dict(batch=b, len_ctx=len_ctx, n_racks=n_racks, hop_latency=tau)
-    for name, value in (("scaleout_bw", scaleout_bw), ("act_bytes", act_bytes)):
+    for name, value in (("scaleout_bw", scaleout_bw), ("act_bytes", act_bytes), ("scaleup_bw", scaleup_bw)):
         if value is not None:
             given[name] = _check.check_value(name, value)
     t = deployment.terms(b, len_ctx)
@@ -170,12 +171,12 @@ def step_parts(deployment, batch, len_ctx, n_racks=1, hop_latency=None, scaleout
 
 
 def draw_step_parts(ax, deployment, batch, len_ctx, n_racks=1, hop_latency=None, scaleout_bw=None,
-                    act_bytes=None):
+                    act_bytes=None, scaleup_bw=None):
     """Draw the step's parts against batch: chapter 1's compute, weight fetch, KV fetch and their memory
     sum, the all-to-all, and the step with the all-to-all added (bold) or hidden (dash-dot). Returns the
     artists by name."""
     x = _check.check_value("batch", batch)
-    y = step_parts(deployment, x, len_ctx, n_racks, hop_latency, scaleout_bw, act_bytes)
+    y = step_parts(deployment, x, len_ctx, n_racks, hop_latency, scaleout_bw, act_bytes, scaleup_bw)
     art = {
         "compute": ax.plot(x, y["compute"], color=COLORS["compute"], lw=1, label="compute")[0],
         "weights": ax.plot(x, y["weights"], color=COLORS["weights"], lw=1, label="weight fetch")[0],
@@ -206,13 +207,15 @@ class MoeFigure(LiveFigure):
         Batch marked with a vertical line; the label names what sets the step there.
     hop_latency : float, optional
         Seconds per all-to-all; default the deployment's.
-    scaleout_bw, act_bytes : float, optional
-        The scale-out bandwidth per chip (bytes/s) and the bytes per activation value; default the
-        deployment's. :func:`roofline.moe_data.link_values` gives ``hop_latency`` and ``scaleout_bw``.
+    scaleout_bw, act_bytes, scaleup_bw : float, optional
+        The scale-out bandwidth per chip (bytes/s), the bytes per activation value and the scale-up
+        bandwidth per chip (bytes/s); default the deployment's. :func:`roofline.moe_data.link_values`
+        gives ``hop_latency``, ``scaleup_bw`` and ``scaleout_bw``.
     """
 
     def __init__(self, deployment, len_ctx, n_racks=1, marker_batch=4096, hop_latency=None, scaleout_bw=None,
-                 act_bytes=None, *, batch_range=(1, 1e5), n_points=100, figsize=(7.0, 4.8), dpi=100):
+                 act_bytes=None, scaleup_bw=None, *, batch_range=(1, 1e5), n_points=100, figsize=(7.0, 4.8),
+                 dpi=100):
         lo, hi = (_check.check_value("batch_range", v) for v in batch_range)
         if not lo < hi:
             raise ValueError(f"batch_range must be (low, high) with low < high; got {batch_range!r}")
@@ -224,9 +227,9 @@ class MoeFigure(LiveFigure):
         self.fig.subplots_adjust(left=0.11, right=0.955, bottom=0.36, top=0.97)
         self.deployment, self.len_ctx, self.n_racks = deployment, len_ctx, n_racks
         self.marker_batch, self.hop_latency = marker_batch, hop_latency
-        self.scaleout_bw, self.act_bytes = scaleout_bw, act_bytes
+        self.scaleout_bw, self.act_bytes, self.scaleup_bw = scaleout_bw, act_bytes, scaleup_bw
         self.parts = draw_step_parts(ax, deployment, self.batch, len_ctx, n_racks, hop_latency, scaleout_bw,
-                                     act_bytes)
+                                     act_bytes, scaleup_bw)
         self.parts["wall"].set_label("KV cache does not fit")
         log_axes(ax).set_xlim(lo, hi)
         ax.tick_params(labelsize=10)
@@ -237,7 +240,7 @@ class MoeFigure(LiveFigure):
         self.update()
 
     def update(self, deployment=None, len_ctx=None, n_racks=None, marker_batch=None, hop_latency=None,
-               scaleout_bw=None, act_bytes=None):
+               scaleout_bw=None, act_bytes=None, scaleup_bw=None):
         """Redraw with any input changed; returns what sets the step at the marker: 'compute',
         'memory' or 'communication' (the largest of the three)."""
         if deployment is not None:
@@ -245,12 +248,13 @@ class MoeFigure(LiveFigure):
                 raise ValueError(f"deployment must be a roofline.Deployment; got {_check.short(deployment)}")
             self.deployment = deployment
         for name, value in (("len_ctx", len_ctx), ("n_racks", n_racks), ("marker_batch", marker_batch),
-                            ("hop_latency", hop_latency), ("scaleout_bw", scaleout_bw), ("act_bytes", act_bytes)):
+                            ("hop_latency", hop_latency), ("scaleout_bw", scaleout_bw), ("act_bytes", act_bytes),
+                            ("scaleup_bw", scaleup_bw)):
             if value is not None:
                 setattr(self, name, _check.check_value(name, value, "nonnegative" if name == "hop_latency"
                                                        else "positive"))
         d, L, b = self.deployment, self.len_ctx, self.marker_batch
-        links = (self.n_racks, self.hop_latency, self.scaleout_bw, self.act_bytes)
+        links = (self.n_racks, self.hop_latency, self.scaleout_bw, self.act_bytes, self.scaleup_bw)
         y = step_parts(d, self.batch, L, *links)
         for key in ("compute", "weights", "kv", "memory", "comm", "hidden", "step"):
             self.parts[key].set_ydata(y[key])
