@@ -127,6 +127,17 @@ def test_page(docname, loaded, base_url, html_dir, link_status, page_weights):
     broken = [img["src"] for img in images if not img["ok"]]
     assert not broken, f"{docname}: images that did not load: {broken}"
 
+    # icons: the book's own Font Awesome subset (book/_static/fontawesome-subset.js, written by
+    # scripts/subset_fontawesome.py) drew every icon as inline SVG; an <i class="fa-..."> left means an icon
+    # the subset lacks (rerun the script), and the theme's 1.5 MB bundle must not be what was served
+    left = page.evaluate("() => Array.from(document.querySelectorAll(\"i[class*='fa-']\")).map(i => i.className)")
+    assert not left, f"{docname}: icons not drawn (missing from the Font Awesome subset): {left}"
+    assert page.locator("svg.svg-inline--fa").count() > 0, f"{docname}: no icon drawn"
+    fa_bytes = page.evaluate("async () => (await (await fetch("
+                             "document.querySelector('script[src*=\"fontawesome\"]').src)).text()).length")
+    assert fa_bytes < 100_000, f"{docname}: Font Awesome is {fa_bytes:,} bytes: the theme's bundle, not the subset"
+    assert page.locator("script[src*='scripts/fontawesome.js']").count() == 0, f"{docname}: the theme's bundle loads"
+
     # math: each math element typeset by MathJax, no TeX left as text, no TeX errors
     n_math = page.locator(".math").count()
     if n_math:
