@@ -514,7 +514,8 @@ def mlp_avalanche(depth, width=64, residual=False, weight_scale=3.0, nudge=1e-2,
     output and input so that the residual stream's growth divides out).
 
     ``weight_scale`` 3 puts the plain tanh net in its chaotic phase (above 1, Poole et al. 2016),
-    where nearby inputs drift apart layer by layer; below 1 they converge, and 1 is the edge of chaos.
+    where nearby inputs drift apart layer by layer; below 1 (no biases) the signal and its changes shrink alike
+    towards a linear map, and 1 is the edge of chaos (for tanh; ReLU's is at 2**0.5).
 
     The gain of a finite ``nudge`` saturates once the two outputs are unrelated (their distance stops
     growing, at about sqrt(2) times the output's norm), near ``sqrt(2) |x| / nudge``; take a small
