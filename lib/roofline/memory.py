@@ -18,10 +18,11 @@ Fixed batches and real layouts (beyond the lecture)
 ---------------------------------------------------
 The ``P`` cancels only while each micro-batch stays the same size. With a **fixed
 global batch** ``B`` the micro-batch is ``B / P``: the KV cache per GPU falls as
-``1/P`` too (:data:`kv_per_gpu_fixed_batch_bytes`), but each stage reads its weights
-for fewer sequences, and below chapter 1's balance batch the stage is weight-bound:
-:data:`stages_at_balance` is the deepest pipeline that keeps every micro-batch at the
-balance size. :data:`kv_crossover_stages` is the depth at which the weights per GPU
+``1/P`` too (:data:`kv_per_gpu_fixed_batch_bytes`), but each stage re-reads its weights
+once per micro-batch, so a round of tokens reads the whole model ``P`` times:
+:data:`stages_at_balance` is the depth at which ``B / P`` reaches chapter 1's balance
+batch (which leaves the KV reads out; at long context a memory-bound stage is dominated
+by its cache whatever ``P`` is). :data:`kv_crossover_stages` is the depth at which the weights per GPU
 fall to the cache per GPU (fixed micro-batch). :data:`kv_per_gpu_tp_bytes` is the
 cache per GPU when attention is split ``n_TP`` ways by heads over ``h_kv`` KV heads:
 heads are replicated ``n_TP / min(n_TP, h_kv)`` times (an MLA latent cache is one
@@ -99,8 +100,8 @@ def build():
                                              "B over P stages: B L k / (G P), falling as 1/P.", _B,
                                              zero="0 for an empty context or no KV cache"),
         "stages_at_balance": Spec(deepest, "stages", "Deepest pipeline whose micro-batches, B / P of a fixed "
-                                  "global batch, stay at chapter 1's balance batch (weight fetch = compute); "
-                                  "deeper, every stage is weight-bound.", 1),
+                                  "global batch, stay at chapter 1's balance batch (weight fetch = compute, "
+                                  "KV reads left out).", 1),
         "kv_crossover_stages": Spec(sp.Piecewise((sp.oo, sp.Eq(len_ctx * kv_bytes, 0)), (cross, True)), "stages",
                                     "Depth at which the weights per GPU fall to the KV cache per GPU, "
                                     "N b_w / (b L k), micro-batch fixed; beyond it the cache dominates.", 1,
