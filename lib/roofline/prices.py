@@ -342,4 +342,5 @@ def _serving_row(r):
 
 
 SERVING = registry.Registry("serving_measured.csv", _serving_row, "serving measurement")
-"""Published production serving figures (DeepSeek's day-6 post): throughput, per-user speed, cache hits."""
+"""Published figures from production serving, DeepSeek's day-6 post among them, with throughput, per-user speed
+and cache hits."""
