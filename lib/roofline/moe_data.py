@@ -58,7 +58,7 @@ def link_values(chip, n_racks=1, links="calibrated"):
     H800's where the chip has none published; not a lower bound on a GPU-initiated all-to-all), and
     the datasheet bandwidths. ``"calibrated"``: the intercepts of :func:`roofline.measured.fit_link`,
     NVLink at the share of the H800's nominal 200 GB/s its scale-up fit achieves
-    (:data:`H800_NVLINK_NOMINAL`), and the NIC at the share of its line rate the scale-out fit achieves.
+    (``H800_NVLINK_NOMINAL``), and the NIC at the share of its line rate the scale-out fit achieves.
     In one rack ``tau`` is NVLink's; across racks it is the larger of the two tiers', since a layer
     over several racks still runs the all-to-all inside each. Both fits are the H800's with
     ConnectX-7; elsewhere they are stand-ins.
