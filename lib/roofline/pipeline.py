@@ -88,7 +88,8 @@ def build(schedule="gpipe"):
     # the same split with the (Y - 1)/Y of each collective that leaves the chip kept: communication over math
     tp_ratio = (tp_ways - 1) * act_bytes * flops / (2 * d_ff * scaleup_bw)
     # a decode loop with exactly P batches in flight: each goes round P stages and P hops (none on one stage)
-    loop_hop = sp.Piecewise((0, n_stages <= 1), (hop, True))
+    loop_hop = sp.Piecewise((0, n_stages <= 1), (1, True)) * hop
+    # B / (t_stage + hop), written per sequence so that the unit check's expansion keeps one unit per term
     return {
         "cut_ratio": Spec(ratio, "dimensionless", "A stage's scale-up all-to-all time over one scale-out send per "
                           "token across the cut; the cut is cheap at 1 or more (00:52:38).", 1,
@@ -115,8 +116,9 @@ def build(schedule="gpipe"):
                               "F W / C of How to Scale Your Model in BF16.", 1),
         "tp_comm_over_math": Spec(tp_ratio, "dimensionless", "Communication over math time of a feed-forward "
                                   "block of width d_ff split n_TP ways, the (n_TP - 1)/n_TP of each all-gather and "
-                                  "reduce-scatter kept: (n_TP - 1) b_a F / (2 d_ff W_up); compute-bound below 1.", 1),
-        "pipeline_tokens_per_s": Spec(B / (stage + loop_hop), "token/s", "Tokens per second of a decode loop "
+                                  "reduce-scatter kept: (n_TP - 1) b_a F / (2 d_ff W_up); compute-bound below 1.", 1,
+                                  zero="0 on one chip: nothing to communicate"),
+        "pipeline_tokens_per_s": Spec(1 / (stage / B + loop_hop / B), "token/s", "Tokens per second of a decode loop "
                                       "with exactly P batches in flight: each goes round P stages and P hops, so "
                                       "one leaves every stage time plus a hop (B / t_stage on one stage).", 1 / _S),
         "neutral_batches_n": Spec(n_stages * (1 + loop_hop / stage), "batches", "Batches in flight that keep "
