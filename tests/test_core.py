@@ -230,3 +230,27 @@ def test_the_api_page_documents_every_module():
                for p in root.rglob("*.py") if not p.name.startswith("_")]
     missing = [m for m in modules if f".. automodule:: {m}\n" not in page or f"| `{m}` |" not in page]
     assert not missing, f"book/api.md does not document {missing}"
+
+
+def test_links_replace_the_datasheet_network_figures():
+    """Deployment(links=...) takes the calibrated latency and bandwidths like any other field: its values
+    and every equation evaluated on it use them; a bad key or value is refused by name."""
+    from roofline import moe, moe_data
+
+    gb200 = hardware.get("GB200")
+    calibrated = moe_data.link_values("GB200", 2, "calibrated")
+    plain = Deployment(models.get("DeepSeek-V3"), gb200, precision="fp4", n_chips=64)
+    linked = Deployment(models.get("DeepSeek-V3"), gb200, precision="fp4", n_chips=64, links=calibrated)
+    for key, value in calibrated.items():
+        assert linked.values[key] == value
+    assert plain.values["scaleout_bw"] == gb200.scaleout_bw == 50e9
+    given = dict(batch=5667, n_racks=2)
+    assert linked.evaluate(moe.comm_time_s, **given) == plain.evaluate(moe.comm_time_s, **given, **calibrated)
+    assert hash(linked) and linked == Deployment(models.get("DeepSeek-V3"), gb200, precision="fp4", n_chips=64,
+                                                  links=dict(calibrated))
+    with pytest.raises(ValueError, match="unknown keys \\['latency'\\]"):
+        Deployment(models.get("DeepSeek-V3"), gb200, links={"latency": 1e-5})
+    with pytest.raises(ValueError, match="scaleout_bw"):
+        Deployment(models.get("DeepSeek-V3"), gb200, links={"scaleout_bw": -1})
+    with pytest.raises(ValueError, match="links must be a mapping"):
+        Deployment(models.get("DeepSeek-V3"), gb200, links=[1, 2])

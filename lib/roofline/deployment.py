@@ -50,6 +50,10 @@ def default_chips(model, chip, bytes_per_param):
                f"weights ({weights / 1e9:,.0f} GB)")
 
 
+LINK_KEYS = ("hop_latency", "scaleup_bw", "scaleout_bw")
+"""The network figures a :class:`Deployment`'s ``links`` may set."""
+
+
 @dataclasses.dataclass(frozen=True)
 class Deployment:
     """One replica of ``model`` on ``n_chips`` chips of ``hardware``.
@@ -81,6 +85,11 @@ class Deployment:
     mla_absorbed : bool
         For MLA models, whether attention runs with the up-projections absorbed (True, how
         DeepSeek decodes) or decompresses each cached latent (False); sets ``attn_flops``.
+    links : mapping, optional
+        Network figures that replace the hardware registry's: any of ``hop_latency`` (s), ``scaleup_bw``
+        and ``scaleout_bw`` (bytes/s per chip per direction). ``roofline.moe_data.link_values(chip,
+        n_racks, "calibrated")`` gives the latency and bandwidths calibrated on measured all-to-alls,
+        ``"floor"`` the datasheet's; kept as a sorted tuple of pairs.
     """
 
     model: models.Model
@@ -94,6 +103,7 @@ class Deployment:
     attention: str = "dense"
     kv_sharding: str = "split"
     mla_absorbed: bool = True
+    links: object = None
 
     def __post_init__(self):
         if not isinstance(self.model, models.Model):
@@ -114,6 +124,17 @@ class Deployment:
                     raise ValueError(f"Deployment: {name} must be one number, not an array")
         if not isinstance(self.mla_absorbed, bool):
             raise ValueError(f"Deployment: mla_absorbed must be True or False; got {_check.short(self.mla_absorbed)}")
+        if self.links is not None:
+            pairs = self.links.items() if hasattr(self.links, "items") else None
+            if pairs is None:
+                raise ValueError(f"Deployment: links must be a mapping of {', '.join(LINK_KEYS)}; "
+                                 f"got {_check.short(self.links)}")
+            unknown = sorted(set(dict(pairs)) - set(LINK_KEYS))
+            if unknown:
+                raise ValueError(f"Deployment: links has unknown keys {unknown}; accepted: {', '.join(LINK_KEYS)}")
+            checked = tuple(sorted((k, float(_check.check_value(k, v, "positive", "Deployment links")))
+                                   for k, v in dict(pairs).items()))
+            object.__setattr__(self, "links", checked)
         if self.n_chips is not None and float(self.n_chips) != int(self.n_chips):
             raise ValueError(f"Deployment: n_chips must be a whole number of chips; got {self.n_chips!r}")
 
@@ -178,6 +199,7 @@ class Deployment:
                            ("scaleout_bw", hw.scaleout_bw), ("hop_latency", hw.scaleup_latency_s)):
             if value:  # where the registry publishes it
                 out[key] = value
+        out |= dict(self.links or ())  # calibrated or chosen network figures replace the datasheet's
         if not m.routed_experts:
             out |= {"n_routed": 0.0, "n_experts": 1, "top_k": 1}
         else:
