@@ -11,9 +11,11 @@ In inference a stage hands its batch on and starts the next one, so a pipeline o
 ``P`` stages has no bubble: each stage does ``1/P`` of the work, one pass takes ``P``
 stage times plus ``P - 1`` hops, and with enough batches in flight the throughput is
 that of ``P G`` chips (00:56:40-00:58:09). In a decode loop with exactly ``P`` batches
-in flight each batch goes round ``P`` stages and ``P`` hops, so a batch leaves every
-stage time plus a hop; hiding the hops takes about ``P (1 + hop / t_stage)`` batches
-(:data:`pipeline_tokens_per_s`, :data:`neutral_batches_n`). In training the backward
+in flight each batch goes round ``P`` stages, ``P - 1`` hops carrying activations and
+the wrap-around from the last stage to the first, which carries only the sampled token
+ids (its latency ``tau``); hiding the hops takes ``P + ((P - 1) hop + tau) / t_stage``
+batches (:data:`pipeline_tokens_per_s`, :data:`neutral_batches_n`,
+:data:`loop_token_time_s`). In training the backward
 pass must wait for the forward pass of the whole batch: the *bubble*. :func:`schedule` builds the timeline of a schedule
 (GPipe, 1F1B) from its dependencies; the bubble fractions of ``build`` are the
 papers' closed forms, which the tests check against those timelines.
@@ -47,7 +49,7 @@ That rule drops the ``(Y - 1)/Y`` of each collective that leaves the chip;
 >>> print(f"{bubble_fraction(n_stages=4, n_micro=4):.3f}")
 0.429
 >>> print(f"{tp_max_degree(d_ff=2048, scaleup_bw=450e9, act_bytes=2, flops=989.4e12):.2f}")
-0.93
+1.40
 """
 
 import dataclasses
@@ -82,13 +84,16 @@ def build(schedule="gpipe"):
         bubble = (n_stages - 1) / (n_micro + n_stages - 1)
     stage = decode.step_time_s.expr.subs(n_chips, n_stages * n_chips)  # 1/P of the model on G chips
     hop = hop_latency + (B / n_chips) * d_model * act_bytes / scaleout_bw  # one cut: latency + the batch's bytes
-    # tensor parallelism over a matmul pair of width F (How to Scale Your Model): 2 x 2 B D F / Y FLOPs against an
-    # all-gather and a reduce-scatter of B D values of b_a bytes; compute-bound while Y is below
-    tp_max = 2 * d_ff * scaleup_bw / (act_bytes * flops)
+    # tensor parallelism over a gated feed-forward block of width F (gate, up, down: three matrices; How to Scale
+    # Your Model counts two): 3 x 2 B D F / Y FLOPs against an all-gather and a reduce-scatter of B D values of
+    # b_a bytes; compute-bound while Y is below
+    tp_max = 3 * d_ff * scaleup_bw / (act_bytes * flops)
     # the same split with the (Y - 1)/Y of each collective that leaves the chip kept: communication over math
-    tp_ratio = (tp_ways - 1) * act_bytes * flops / (2 * d_ff * scaleup_bw)
-    # a decode loop with exactly P batches in flight: each goes round P stages and P hops (none on one stage)
-    loop_hop = sp.Piecewise((0, n_stages <= 1), (1, True)) * hop
+    tp_ratio = (tp_ways - 1) * act_bytes * flops / (3 * d_ff * scaleup_bw)
+    # a decode loop with exactly P batches in flight: each goes round P stages, P - 1 hops carrying activations and
+    # one wrap-around hop from the last stage to the first carrying only the sampled token ids (latency tau);
+    # none on one stage. A cycle of P batches: P t_stage + (P - 1) hop + tau
+    loop_hops = sp.Piecewise((0, n_stages <= 1), ((n_stages - 1) * hop + hop_latency, True))
     # B / (t_stage + hop), written per sequence so that the unit check's expansion keeps one unit per term
     return {
         "cut_ratio": Spec(ratio, "dimensionless", "A stage's scale-up all-to-all time over one scale-out send per "
@@ -112,18 +117,25 @@ def build(schedule="gpipe"):
                                          "token): P stage times plus P - 1 hops (latency and the batch's "
                                          "activations); a decode loop adds the hop back, roofline.memory.", _S),
         "tp_max_degree": Spec(tp_max, "chips", "Most tensor-parallel ways over the scale-up network at which a "
-                              "feed-forward block of width d_ff stays compute-bound: 2 d_ff W_up / (b_a F), the "
-                              "F W / C of How to Scale Your Model in BF16.", 1),
+                              "gated feed-forward block (gate, up, down) of width d_ff stays compute-bound: "
+                              "3 d_ff W_up / (b_a F); How to Scale Your Model's F W / C counts two matrices.", 1),
         "tp_comm_over_math": Spec(tp_ratio, "dimensionless", "Communication over math time of a feed-forward "
                                   "block of width d_ff split n_TP ways, the (n_TP - 1)/n_TP of each all-gather and "
-                                  "reduce-scatter kept: (n_TP - 1) b_a F / (2 d_ff W_up); compute-bound below 1.", 1,
+                                  "reduce-scatter kept: (n_TP - 1) b_a F / (3 d_ff W_up) for a gated block; compute-bound below 1.", 1,
                                   zero="0 on one chip: nothing to communicate"),
-        "pipeline_tokens_per_s": Spec(1 / (stage / B + loop_hop / B), "token/s", "Tokens per second of a decode loop "
-                                      "with exactly P batches in flight: each goes round P stages and P hops, so "
-                                      "one leaves every stage time plus a hop (B / t_stage on one stage).", 1 / _S),
-        "neutral_batches_n": Spec(n_stages * (1 + loop_hop / stage), "batches", "Batches in flight that keep "
-                                  "every stage of a decode loop busy while the hops run: P (1 + hop / t_stage); "
-                                  "with that many the throughput is B / t_stage, and the KV cache grows alike.", 1),
+        "pipeline_tokens_per_s": Spec(1 / (stage / B + loop_hops / (n_stages * B)), "token/s", "Tokens per second "
+                                      "of a decode loop with exactly P batches in flight: P B per cycle of P stage "
+                                      "times, P - 1 hops and the wrap-around's latency tau (token ids only; "
+                                      "B / t_stage on one stage).", 1 / _S),
+        "neutral_batches_n": Spec(n_stages + loop_hops / stage, "batches", "Batches in flight that keep "
+                                  "every stage of a decode loop busy while the hops run: P + ((P - 1) hop + tau) "
+                                  "/ t_stage; with that many the throughput is B / t_stage, and the KV cache grows "
+                                  "alike.", 1),
+        "loop_token_time_s": Spec(n_stages * stage + loop_hops, "s", "Time per token of a decode loop over P "
+                                  "stages with a batch of B per stage: P stage times, P - 1 hops carrying "
+                                  "activations and the wrap-around hop's latency tau (the last stage sends back "
+                                  "token ids, not activations). roofline.memory.token_time_with_hops_s counts "
+                                  "the wrap-around as a full hop, an upper bound by hop - tau.", _S),
     }
 
 
@@ -139,6 +151,7 @@ pipeline_tokens_per_s = EQUATIONS["pipeline_tokens_per_s"]
 tp_max_degree = EQUATIONS["tp_max_degree"]
 tp_comm_over_math = EQUATIONS["tp_comm_over_math"]
 neutral_batches_n = EQUATIONS["neutral_batches_n"]
+loop_token_time_s = EQUATIONS["loop_token_time_s"]
 
 TABLE2 = ("1f1b", "zb1p", "dualpipe")
 
