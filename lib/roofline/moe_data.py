@@ -31,6 +31,10 @@ LINKS = ("floor", "calibrated")  # link_values: the datasheet floor or the fit t
 STAND_IN = "H100"                # the chip whose measured 64-byte latencies stand in where none is published
 H800_NVLINK_NOMINAL = 200e9      # bytes/s per direction, the H800's nominal NVLink: DeepEP issue #16
                                  # (github.com/deepseek-ai/DeepEP/issues/16, maintainer's reply, 2025-02-26)
+H800_NVLINK_DEEPEP_MAX = 160e9   # bytes/s, "~160 GB/s NVLink maximum bandwidth" of the H800 as DeepEP's
+                                 # README states it (Performance, normal kernels; V1 section)
+TPU_V5P_MAX_SLICE = 6144         # chips, TPU v5p's largest slice (one job's ICI network); the pod is 8,960
+                                 # (docs.cloud.google.com/tpu/docs/v5p, the source of hardware.csv's row)
 
 
 def act_bytes_per_value(dispatch="fp8", combine="bf16"):
