@@ -85,7 +85,7 @@ class Deployment:
     mla_absorbed : bool
         For MLA models, whether attention runs with the up-projections absorbed (True, how
         DeepSeek decodes) or decompresses each cached latent (False); sets ``attn_flops``.
-    links : mapping, optional
+    links : dict, optional
         Network figures that replace the hardware registry's: any of ``hop_latency`` (s), ``scaleup_bw``
         and ``scaleout_bw`` (bytes/s per chip per direction). ``roofline.moe_data.link_values(chip,
         n_racks, "calibrated")`` gives the latency and bandwidths calibrated on measured all-to-alls,
