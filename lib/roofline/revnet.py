@@ -510,7 +510,7 @@ def mlp_avalanche(depth, width=64, residual=False, weight_scale=3.0, nudge=1e-2,
 
     Returns ``(flipped, gain)``, arrays of length ``depth``: after each layer, the mean fraction of
     output signs that flip (a cipher's avalanche reaches 1/2) and the mean sensitivity, the output's
-    relative change over the input's (a finite-difference Jacobian norm, scaled by the norms of
+    relative change over the input's (a finite-difference derivative along the nudged coordinate, scaled by the norms of
     output and input so that the residual stream's growth divides out).
 
     ``weight_scale`` 3 puts the plain tanh net in its chaotic phase (above 1, Poole et al. 2016),
@@ -521,27 +521,45 @@ def mlp_avalanche(depth, width=64, residual=False, weight_scale=3.0, nudge=1e-2,
     growing, at about sqrt(2) times the output's norm), near ``sqrt(2) |x| / nudge``; take a small
     ``nudge`` (1e-8, say) for the gain of an infinitesimal change, the Jacobian's.
     """
+    flipped, gain = mlp_avalanche_runs(depth, width, residual, weight_scale, (nudge,), n_inputs, (seed,),
+                                       layernorm)
+    return flipped[0, 0], gain[0, 0]
+
+
+def mlp_avalanche_runs(depth, width=64, residual=False, weight_scale=3.0, nudges=(1e-2,), n_inputs=64,
+                       seeds=(0,), layernorm=True):
+    """:func:`mlp_avalanche` for several seeds and nudges at once, as arrays of shape
+    ``(len(seeds), len(nudges), depth)``: the same numbers, one batched pass (each seed draws its inputs
+    and then its layers' weights in the same order; every nudge of a seed shares its weights).
+
+    >>> f, g = mlp_avalanche_runs(4, nudges=(1e-2, 1e-8), seeds=(0, 1))
+    >>> f.shape, bool(np.allclose(g[1, 1], mlp_avalanche(4, nudge=1e-8, seed=1)[1]))
+    ((2, 2, 4), True)
+    """
     depth = _count(depth, "depth", 1, 1024)
     width = _count(width, "width", 2, 4096)
     weight_scale = check_value("weight_scale", weight_scale)
-    nudge = check_value("nudge", nudge)
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal((_count(n_inputs, "n_inputs", 1, 1 << 16), width))
-    x2 = x.copy()
-    x2[:, 0] += nudge
-    rel_in = nudge / np.linalg.norm(x, axis=1)
-    flipped, gain = [], []
-    for _ in range(depth):
-        w1 = rng.standard_normal((width, width)) * weight_scale / np.sqrt(width)
-        if residual:
-            w2 = rng.standard_normal((width, width)) / np.sqrt(width)
-            norm = _layernorm if layernorm else (lambda v: v)
-            x, x2 = (v + np.tanh(norm(v) @ w1) @ w2 for v in (x, x2))
-        else:
-            x, x2 = (np.tanh(v @ w1) for v in (x, x2))
-        flipped.append(float(np.mean(np.sign(x) != np.sign(x2))))
+    nudges = np.array([check_value("nudge", v) for v in np.atleast_1d(nudges)])
+    seeds = [_count(sd, "seed", 0, 1 << 31) for sd in np.atleast_1d(seeds)]
+    n_inputs = _count(n_inputs, "n_inputs", 1, 1 << 16)
+    rngs = [np.random.default_rng(sd) for sd in seeds]
+    x = np.stack([r.standard_normal((n_inputs, width)) for r in rngs])  # seeds x n x width
+    n_w = 2 if residual else 1  # each layer's w1 (and w2), drawn in the order mlp_avalanche draws them
+    scale = np.array([weight_scale, 1.0][:n_w])[:, None, None] / np.sqrt(width)
+    v = np.repeat(x[:, None], len(nudges) + 1, axis=1)  # seeds x (1 + nudges) x n x width
+    v[:, 1:, :, 0] += nudges[None, :, None]
+    rel_in = nudges[None, :, None] / np.linalg.norm(x, axis=-1)[:, None, :]
+    norm = _layernorm if layernorm else (lambda u: u)
+    flipped = np.empty((len(seeds), len(nudges), depth))
+    gain = np.empty_like(flipped)
+    shape, flat = v.shape, (len(seeds), -1, width)  # one stacked product per seed (BLAS, no broadcast)
+    for i in range(depth):
+        u = v.reshape(flat)
+        w = np.stack([r.standard_normal((n_w, width, width)) * scale for r in rngs])
+        u = u + np.tanh(norm(u) @ w[:, 0]) @ w[:, 1] if residual else np.tanh(u @ w[:, 0])
+        v = u.reshape(shape)
+        flipped[:, :, i] = np.mean(np.sign(v[:, :1]) != np.sign(v[:, 1:]), axis=(2, 3))
         # relative change out over relative change in: the residual stream's growth divides out
-        rel_out = np.linalg.norm(x2 - x, axis=1) / np.linalg.norm(x, axis=1)
-        gain.append(float(np.mean(rel_out / rel_in)))
-    return np.array(flipped), np.array(gain)
-
+        rel_out = np.linalg.norm(v[:, 1:] - v[:, :1], axis=-1) / np.linalg.norm(v[:, :1], axis=-1)
+        gain[:, :, i] = np.mean(rel_out / rel_in, axis=-1)
+    return flipped, gain

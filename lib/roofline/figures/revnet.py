@@ -134,8 +134,8 @@ def avalanche_data(rounds=range(1, 13), depth=48, seed=0, nudge=1e-2, gain_nudge
            "sha": revnet.sha256_avalanche(seed=seed), "layers": np.arange(1, depth + 1)}
     for name, kw in (("plain", {}), ("residual", {"residual": True}),
                      ("residual_noln", {"residual": True, "layernorm": False})):
-        out[name] = revnet.mlp_avalanche(depth, nudge=nudge, seed=seed, **kw)[0]
-        out["gain_" + name] = revnet.mlp_avalanche(depth, nudge=gain_nudge, seed=seed, **kw)[1]
+        flips, gain = revnet.mlp_avalanche_runs(depth, nudges=(nudge, gain_nudge), seeds=(seed,), **kw)
+        out[name], out["gain_" + name] = flips[0, 0], gain[0, 1]  # one pass, the same weights
     return out
 
 
