@@ -96,9 +96,11 @@ TEMPLATE = """\
     if (root.matches && root.matches("i[class*='fa-'], span[class*='fa-']")) replace(root);
   }
 
+  // first in <head>, as Font Awesome puts its own: the theme's stylesheets come after and win, so its
+  // --fa-font-solid (the "Font Awesome 6 Free" webfont it ships, for icons drawn by CSS) stays in force
   var style = document.createElement("style");
   style.textContent = CSS;
-  document.head.appendChild(style);
+  document.head.insertBefore(style, document.head.firstChild);
   scan(document);
   new MutationObserver(function (changes) {
     changes.forEach(function (ch) { ch.addedNodes.forEach(function (n) { if (n.nodeType === 1) scan(n); }); });

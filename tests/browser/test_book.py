@@ -137,6 +137,9 @@ def test_page(docname, loaded, base_url, html_dir, link_status, page_weights):
                              "document.querySelector('script[src*=\"fontawesome\"]').src)).text()).length")
     assert fa_bytes < 100_000, f"{docname}: Font Awesome is {fa_bytes:,} bytes: the theme's bundle, not the subset"
     assert page.locator("script[src*='scripts/fontawesome.js']").count() == 0, f"{docname}: the theme's bundle loads"
+    # icons drawn by CSS (admonition and exercise titles) use the theme's webfont, not one no page defines
+    font = page.evaluate("() => getComputedStyle(document.documentElement).getPropertyValue('--fa-font-solid')")
+    assert "Font Awesome 6 Free" in font, f"{docname}: CSS icons ask for {font!r}, a font the book does not ship"
 
     # math: each math element typeset by MathJax, no TeX left as text, no TeX errors
     n_math = page.locator(".math").count()
