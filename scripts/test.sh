@@ -35,6 +35,9 @@ export ROOFLINE_BOOK_HTML=_build/html ROOFLINE_BOOK_BUILD_RC=_build/book-build.r
 # The README's test command always runs the browser tests: a missing Chromium fails, never skips.
 export ROOFLINE_BROWSER_REQUIRED=1
 workers=${ROOFLINE_TEST_WORKERS:-$(nproc)}
+# One BLAS thread per process: the workers already use every core, and OpenBLAS's threads on the notebooks'
+# small matrices cost more than they save (chapter 7 runs in half the time with one).
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 parallel=(); [ "$workers" -gt 1 ] && parallel=(-n "$workers")
 python -m pytest -p no:cacheprovider "${parallel[@]}" --nbval notebooks lib tests "$@"
 wait $build
