@@ -257,3 +257,30 @@ def test_a_corrupt_link_row_names_the_file_and_the_row(tmp_path):
         path.write_text("\n".join([header, bad]) + "\n", encoding="utf-8")
         with pytest.raises(ValueError, match=f"links.csv, {match}"):
             registry.Registry("links.csv", measured._link_row, "link measurement", path=path)
+
+
+@pytest.mark.parametrize("filename, make", [("measurements.csv", "_from_row"), ("speed_cost.csv", "_speed_cost_row")])
+def test_a_corrupt_measurement_row_names_the_file_and_the_row(tmp_path, filename, make):
+    """A copy of the decode and speed-cost measurements with one row cut short, or with a chip the registry
+    does not hold: each fails with the file's name and the row's line."""
+    import csv
+    import io
+    from importlib import resources
+
+    from roofline import registry
+
+    text = resources.files("roofline").joinpath("data", filename).read_text(encoding="utf-8")
+    rows = list(csv.reader(io.StringIO(text)))
+    header, first = rows[0], rows[1]
+    short = first[:3]
+    wrong_chip = [("NoSuchChip" if name == "hardware" else value) for name, value in zip(header, first)]
+    cases = [(short, f"{filename}, row 2")]
+    if "hardware" in header:
+        cases.append((wrong_chip, f"{filename}, row 2"))
+    for bad, match in cases:
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\n").writerows([header, bad])
+        path = tmp_path / filename
+        path.write_text(out.getvalue(), encoding="utf-8")
+        with pytest.raises(ValueError, match=match):
+            registry.Registry(filename, getattr(measured, make), "measurement", path=path)
