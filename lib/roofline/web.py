@@ -190,12 +190,16 @@ def select(name, label, options, value):
     return Control(name, label, "select", value, options=options)
 
 
-def selection_slider(name, label, options, value):
-    """An ipywidgets SelectionSlider of numbers: a slider over ``options``, low to high."""
+def selection_slider(name, label, options, value, counts=False):
+    """An ipywidgets SelectionSlider of numbers: a slider over ``options``, low to high.
+
+    ``counts``: the widget labels its stops with :func:`roofline.figures.live.count` (100B, 32.8K); the page's
+    readout then writes them the same way, as it does a log slider's (``log`` set).
+    """
     grid = tuple(_compact(o) for o in options)
     if list(grid) != sorted(grid):
         raise ValueError(f"control {name}: a selection slider's options must rise; got {grid}")
-    return Control(name, label, "range", _compact(value), grid=grid)
+    return Control(name, label, "range", _compact(value), grid=grid, log=bool(counts))
 
 
 def int_slider(name, label, low, high, value, step=1):
@@ -646,14 +650,14 @@ def _serving_live():
     k_step, b5 = _serving_start()
     stops = fig_serving.control_stops(k_step, b5)  # the widget cell's stops: 1-2-5 per decade and the starts
     controls = (
-        selection_slider("n_active", "N active", stops["n_active"], 1e11),
+        selection_slider("n_active", "N active", stops["n_active"], 1e11, counts=True),
         selection_slider("total_ratio", "N total / N active", fig_serving.TOTAL_RATIOS, 10),
-        selection_slider("kv", "KV bytes/token", stops["kv"], k_step),
+        selection_slider("kv", "KV bytes/token", stops["kv"], k_step, counts=True),
         select("chip", "hardware (per GPU/chip)", serving_chips(), "GB200"),
         float_slider("price", "$/GPU-h", 0.5, 10, 2.0, 0.25),
-        selection_slider("batch", "batch (left)", stops["batch"], _SERVING_BATCH),
-        selection_slider("decode_batch", "decode batch (right)", stops["decode_batch"], b5),
-        selection_slider("context", "context (right)", stops["context"], _SERVING_CONTEXT),
+        selection_slider("batch", "batch (left)", stops["batch"], _SERVING_BATCH, counts=True),
+        selection_slider("decode_batch", "decode batch (right)", stops["decode_batch"], b5, counts=True),
+        selection_slider("context", "context (right)", stops["context"], _SERVING_CONTEXT, counts=True),
     )
     return Live("serving", "06_api_pricing", _SERVING_EQS, controls, _serving_data,
                 "Cost per output token against context under a two-tier price (left); cost per token against "
