@@ -605,7 +605,7 @@ def _training_live():
         log_slider("n_active", "N active", 9, 12, lecture.CH5["n_active"].value),
         log_slider("traffic", "tokens/s", 6, 10, lecture.CH5["traffic_model"].value),
         float_slider("months", "months", 0.5, 24, month_s, 0.5),
-        float_slider("rl_flops", "f_RL (title: RL tokens)", 2, 6, 3, 0.5),
+        float_slider("rl_flops", "RL FLOPs/token", 2, 6, 3, 0.5),
         float_slider("decode_mfu", "decode MFU", 0.05, 1, 1 / 3, 0.05),
         select("law_name", "law", tuple((fig_training.LAW_LABELS[k], k) for k in training.LOSS_LAWS), "epoch"),
     )
