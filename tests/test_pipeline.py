@@ -186,6 +186,16 @@ def test_pipeline_runs_load_with_sources_and_regimes():
     assert pipeline_runs.RUNS.get("ZB 28.3B P32 m256 zb-h1 bubble").value == 0.0594
 
 
+def test_decimals_and_half_unit_by_hand():
+    """11.8 and 3.5 carry one decimal (half a unit 0.05), 4.03 two (0.005), the Table 5 rate 0.1352 four."""
+    get = pipeline_runs.RUNS.get
+    assert get("ZB 1.5B P8 m24 1f1b throughput").decimals == 1
+    assert get("ZB 6.2B P8 m24 1f1b throughput").half_unit() == pytest.approx(0.05)
+    assert get("ZB 6.2B P8 m64 1f1b throughput").half_unit() == pytest.approx(0.005)
+    assert get("ZB 28.3B P32 m256 1f1b bubble").decimals == 4
+    assert get("ZB 6.2B P8 m24 1f1b throughput").half_unit(decimals=2) == pytest.approx(0.005)
+
+
 def test_predicted_bubble_by_hand():
     """P = 8, m = 24: 1F1B 7/31 = 0.2258, ZB-H1 7/79 = 0.0886; ZB-2p none; interleaved not predicted."""
     assert pipeline_runs.RUNS.get("ZB 1.5B P8 m24 1f1b bubble").predicted_bubble() == pytest.approx(7 / 31)
@@ -204,7 +214,8 @@ def test_a_corrupt_pipeline_row_names_the_file_and_the_row(tmp_path):
     for bad, match in ((first.replace(",14.5,", ",fast,"), "row 2: could not convert"),
                        (first.replace(",zb-2p,", ",zb-9p,"), "row 2: unknown schedule"),
                        (first.replace(",2024-01,", ",,"), "row 2: date must not be empty"),
-                       (",".join(first.split(",")[:5]), "row 2: 15 columns expected")):
+                       (first.replace(",14.5,1,", ",14.5,0,"), "row 2: value 14.5 has more digits"),
+                       (",".join(first.split(",")[:5]), "row 2: 16 columns expected")):
         path = tmp_path / "pipeline_runs.csv"
         path.write_text("\n".join([header, bad]) + "\n", encoding="utf-8")
         with pytest.raises(ValueError, match=f"pipeline_runs.csv, {match}"):

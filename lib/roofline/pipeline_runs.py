@@ -3,7 +3,10 @@
 ``data/pipeline_runs.csv`` keeps the zero-bubble paper's tables (Qi, Wan, Huang and Lin, "Zero Bubble
 Pipeline Parallelism", ICLR 2024, arXiv 2401.10241): Table 4, the measured throughput of 1F1B, interleaved
 1F1B, ZB-1p and ZB-2p; Table 5, bubble rates the authors computed from profiled pass times. Every row has its
-source, table, date and regime.
+source, table, date and regime, and ``decimals``: the digits after the point of the value as transcribed
+(3.5 has one). Whether the paper printed the throughputs below 10 that read with one decimal here (3.5, 1.4,
+0.8) as such or with a trailing zero (3.50) is not confirmed; chapter 3 bounds each value by half a unit in the
+last digit both ways.
 
 >>> r = RUNS.get("ZB 1.5B P8 m24 1f1b bubble")
 >>> print(f"{r.value:.3f} published, {r.predicted_bubble():.3f} from (P - 1)/(m + P - 1)")
@@ -31,6 +34,7 @@ class PipelineRun:
     schedule: str
     quantity: str
     value: float
+    decimals: int
     unit: str
     kind: str
     source: str
@@ -46,11 +50,28 @@ class PipelineRun:
         _check.choice("quantity", self.quantity, {"throughput": 0, "bubble_rate": 0})
         _check.choice("kind", self.kind, {"measured": 0, "profiled": 0})
         _check.check_value("value", self.value, where="PipelineRun field")
+        if not (isinstance(self.decimals, int) and 0 <= self.decimals <= 6):
+            raise ValueError(f"decimals must be a whole number from 0 to 6; got {self.decimals!r}")
+        if round(self.value, self.decimals) != self.value:
+            raise ValueError(f"value {self.value!r} has more digits than decimals={self.decimals} allows")
         if self.quantity == "bubble_rate" and not self.value < 1:
             raise ValueError(f"value must be a bubble rate below 1; got {self.value!r}")
         for name in ("source", "table", "date", "regime"):
             if not getattr(self, name).strip():
                 raise ValueError(f"{name} must not be empty")
+
+    def half_unit(self, decimals=None):
+        """Half a unit in the last printed digit: 0.05 for one decimal, 0.005 for two (``decimals`` given
+        overrides the row's, for a reading of the table at another precision).
+
+        >>> RUNS.get("ZB 6.2B P8 m24 1f1b throughput").half_unit()
+        0.05
+        >>> RUNS.get("ZB 6.2B P8 m24 1f1b throughput").half_unit(decimals=2)
+        0.005
+        """
+        d = self.decimals if decimals is None else decimals
+        pipeline._whole("decimals", d, minimum=0)
+        return 0.5 * 10.0 ** -d
 
     def predicted_bubble(self):
         """The chapter's bubble for this run's P and m: (P - 1)/(m + P - 1) for 1F1B, (P - 1)/(3 m + P - 1)
@@ -68,7 +89,7 @@ class PipelineRun:
 def _run_row(r):
     return PipelineRun(key=r["key"], model=r["model"], gpus=int(r["gpus"]), n_stages=int(r["n_stages"]),
                        n_micro=int(r["n_micro"]), schedule=r["schedule"], quantity=r["quantity"],
-                       value=float(r["value"]), unit=r["unit"], kind=r["kind"], source=r["sources"],
+                       value=float(r["value"]), decimals=int(r["decimals"]), unit=r["unit"], kind=r["kind"], source=r["sources"],
                        table=r["table"], date=r["date"], regime=r["regime"], notes=r["notes"])
 
 
