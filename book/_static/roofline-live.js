@@ -429,7 +429,8 @@
     const share = at.comm[0] / Math.max(at.compute[0], at.memory[0]);
     const fits = b <= out.wall ? "KV fits" : "KV does NOT fit";
     out.label = `${s.model}, ${v.n_chips} x ${s.chip} in ${v.n_racks} rack(s)\nB = ${count(b)}, L = ${count(s.context)}; ${fits}\n` +
-                `all-to-all = ${pct(share, 0)} of the step without it`;
+                `all-to-all = ${pct(share, 0)} of the step without it` +
+                (v.n_chips >= D.experts[s.model] ? "\none expert a GPU: no layout adds GPUs" : "");
     return out;
   }
 

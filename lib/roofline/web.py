@@ -516,7 +516,7 @@ def _moe_live():
         select("layout", "GPUs", _MOE_LAYOUTS, "split"),
         select("links", "links", _MOE_LINKS, "calibrated"),
         log_slider("batch", "batch B", 0, 5, ep.balance_batch()),
-        log_slider("context", "len_ctx", 1, 6, 2048),  # chapter 2's chat-length context
+        log_slider("context", "context (tokens)", 1, 6, 2048),  # chapter 2's chat-length context
     )
     return Live("moe", "02_moe_layout", _MOE_EQS, controls, _moe_data,
                 "The decode step with the all-to-all against batch.")

@@ -268,7 +268,10 @@ class MoeFigure(LiveFigure):
         fits = "KV fits" if b <= wall else "KV does NOT fit"
         self.label.set_text(f"{d.model.key}, {d.n_chips_used} x {d.hardware.key} in {self.n_racks:g} rack(s)\n"
                             f"B = {b:,.0f}, L = {L:,.0f}; {fits}\n"
-                            f"all-to-all = {share:.0%} of the step without it")
+                            f"all-to-all = {share:.0%} of the step without it"
+                            # few experts: every layout already gives each expert its own GPU
+                            + ("\none expert a GPU: no layout adds GPUs"
+                               if d.n_chips_used >= d.model.routed_experts else ""))
         ax = self.axes[0]
         top = max(y["step"].max(), y["comm"].max()) * 3
         low = max(min(y["step"].min(), y["comm"].min()) / 30, top / 1e6)
