@@ -43,6 +43,7 @@ def build():
     mac = decode.FLOPS_PER_MAC
     # the crossover: KV fetch = compute for one sequence (B and the chips cancel), solved for the KV bytes
     k_cross = sp.solve(sp.Eq(decode.t_kv, decode.t_compute), kv_bytes)[0]
+    # bytes STORED per token: kv_layers counts unique caches; a cache shared by n layers is read n times a step
     arch = kv_layers * KV_PER_HEAD * head_dim * kv_heads * kv_elem_bytes
     # a pass of l tokens for each of B sequences on G chips
     t_comp = mac * B * pass_len * N_active / (n_chips * flops)
