@@ -9,10 +9,14 @@ GPU fall as ``1/P`` while the KV cache per GPU, ``b L k / G``, does not depend o
 at all (01:10:33-01:11:34). Pipelining fixes weight capacity, not context.
 
 Each token of a decode loop also crosses ``P`` rack boundaries (the last stage hands
-back to the first), so the token's time is ``P`` stage times plus ``P`` hops (01:15:13);
-one stage is chapter 1's step for one micro-batch with ``1/P`` of the model, and one
-hop is :data:`roofline.pipeline.hop_time_s` for that micro-batch: a latency plus each
-chip's share of the micro-batch's activations at the scale-out bandwidth.
+back to the first). :data:`token_time_with_hops_s` charges all of them as full hops,
+``P`` stage times plus ``P`` hops (01:15:13): an upper bound. One stage is chapter 1's
+step for one micro-batch with ``1/P`` of the model, and one hop is
+:data:`roofline.pipeline.hop_time_s` for that micro-batch: a latency plus each chip's
+share of the micro-batch's activations at the scale-out bandwidth. The wrap-around
+from the last stage to the first carries only the sampled token ids, so the loop's
+time is :data:`roofline.pipeline.loop_token_time_s`, ``P - 1`` hops plus the latency
+``tau``: this bound exceeds it by exactly ``hop - tau``.
 
 Fixed batches and real layouts (beyond the lecture)
 ---------------------------------------------------
@@ -92,10 +96,12 @@ def build():
                               "micro-batch's cache to fit (round up): N b_w / (G M - b L k).", 1,
                               infinite="inf where the cache alone fills the stage: no depth makes it fit"),
         "token_time_with_hops_s": Spec(n_stages * stage + hops * hop, "s",
-                                       "Time per token of a decode loop over P stages: P stage times of one "
-                                       "micro-batch plus P hops, the last back to the first (01:15:13); a hop is "
-                                       "the latency tau plus each chip's share of the micro-batch's activations, "
-                                       "(b/G) D b_a bytes, at the scale-out bandwidth.", u.second),
+                                       "Upper bound on the time per token of a decode loop over P stages: P stage "
+                                       "times of one micro-batch plus P full hops, the last back to the first "
+                                       "(01:15:13); a hop is the latency tau plus each chip's share of the "
+                                       "micro-batch's activations, (b/G) D b_a bytes, at the scale-out bandwidth. "
+                                       "The wrap-around carries token ids only: roofline.pipeline."
+                                       "loop_token_time_s is the loop's time, less by hop - tau.", u.second),
         "kv_per_gpu_fixed_batch_bytes": Spec(kv_fixed, "byte", "KV-cache bytes per GPU for a fixed global batch "
                                              "B over P stages: B L k / (G P), falling as 1/P.", _B,
                                              zero="0 for an empty context or no KV cache"),
