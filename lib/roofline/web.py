@@ -557,7 +557,7 @@ def _memory_live():
         int_slider("gpus", "GPUs G", 1, 128, 8),
         int_slider("stages", "stages P", 1, 16, 4),
         log_slider("micro", "micro b", 0, 4, 64, whole=True),
-        log_slider("context", "len_ctx", 2, 6, 8192),
+        log_slider("context", "context (tokens)", 2, 6, 8192),
     )
     per_gb = 1 / fig_memory.GB
     weights, kv = "memory.weights_per_gpu_bytes", "memory.kv_per_gpu_bytes"
