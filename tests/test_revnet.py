@@ -401,3 +401,23 @@ def test_live_avalanche_figure_matches_the_library_and_refuses_bad_controls():
         fig.update(depth=200)
     with pytest.raises(ValueError, match=r"weight_scale must lie in \[0.05, 10\]; got 20"):
         fig.update(weight_scale=20)
+
+
+def test_toy_differentials3_exact_against_structure_and_sample():
+    # random round functions: F2 with k colliding pairs (u, u ^ 1) gives 0x00010000 with P = 2k / 2^16
+    t2 = revnet.ideal_round_tables(3, 3)[1]
+    k = int((t2 == t2[np.arange(1 << 16) ^ 1]).sum()) // 2
+    p, d = revnet.toy_differentials3_exact(top=1, seed=3, ideal=True)
+    assert k == 1 and int(d[0]) == 0x10000 and p[0] == 2 * k / 2**16
+    # the toy: the exact probabilities predict the counts of a 2^21-block sample to Poisson noise
+    p, d = revnet.toy_differentials3_exact(top=8)
+    assert (np.diff(p) <= 0).all() and len(set(d.tolist())) == 8
+    keys = revnet.toy_keys(3)
+    x = np.random.default_rng(9).integers(0, 1 << 32, 1 << 21, dtype=np.uint64).astype(np.uint32)
+    out = revnet.toy_encrypt(x, keys) ^ revnet.toy_encrypt(x ^ 1, keys)
+    for pi, di in zip(p, d):
+        n, mu = int((out == di).sum()), pi * x.size
+        assert abs(n - mu) < 4 * mu**0.5 + 1, (hex(int(di)), n, mu)
+    for bad in (0, 1 << 16, True, 1.5):
+        with pytest.raises(ValueError, match="delta"):
+            revnet.toy_differentials3_exact(bad)
