@@ -403,12 +403,9 @@ def test_live_avalanche_figure_matches_the_library_and_refuses_bad_controls():
         fig.update(weight_scale=20)
 
 
-def test_toy_differentials3_exact_against_structure_and_sample():
-    # random round functions: F2 with k colliding pairs (u, u ^ 1) gives 0x00010000 with P = 2k / 2^16
-    t2 = revnet.ideal_round_tables(3, 3)[1]
-    k = int((t2 == t2[np.arange(1 << 16) ^ 1]).sum()) // 2
-    p, d = revnet.toy_differentials3_exact(top=1, seed=3, ideal=True)
-    assert k == 1 and int(d[0]) == 0x10000 and p[0] == 2 * k / 2**16
+def test_toy_differentials3_exact_against_a_sample():
+    """The exact three-round table against an independent 2^21-block sample, to Poisson noise (the
+    random-function case, slow exactly, is the notebook's sampled 20-seed table)."""
     # the toy: the exact probabilities predict the counts of a 2^21-block sample to Poisson noise
     p, d = revnet.toy_differentials3_exact(top=8)
     assert (np.diff(p) <= 0).all() and len(set(d.tolist())) == 8
