@@ -39,10 +39,12 @@ computation behind computation).
 jax-ml.github.io/scaling-book, "How to Think About GPUs", tensor parallelism): a
 matmul of width ``F`` split ``Y`` ways does ``4 B D F / Y`` FLOPs per all-gather and
 reduce-scatter of ``2 B D`` activations, so it stays compute-bound while
-``Y < F W / C`` in BF16; with ``b_a`` bytes per value, ``Y < 2 F W / (b_a C)``.
-That rule drops the ``(Y - 1)/Y`` of each collective that leaves the chip;
-:data:`tp_comm_over_math` keeps it, ``(Y - 1) b_a C / (2 F W)``, which reaches 1 at
-``Y = 1 + 2 F W / (b_a C)``.
+``Y < F W / C`` in BF16; with ``b_a`` bytes per value, ``Y < 2 F W / (b_a C)``. That
+rule counts two matrices; a gated block (gate, up, down) does ``6 B D F / Y`` FLOPs
+for the same activations, and the library uses it: ``Y < 3 F W / (b_a C)``.
+The rule also drops the ``(Y - 1)/Y`` of each collective that leaves the chip;
+:data:`tp_comm_over_math` keeps it, ``(Y - 1) b_a C / (3 F W)``, which reaches 1 at
+``Y = 1 + 3 F W / (b_a C)``.
 
 >>> print(f"{cut_ratio(top_k=8, stage_layers=1, n_chips=64, scaleup_bw=900e9, scaleout_bw=50e9):.2f}")
 0.88
