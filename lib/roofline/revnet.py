@@ -564,7 +564,7 @@ def mlp_avalanche(depth, width=64, residual=False, weight_scale=3.0, nudge=1e-2,
 
     The gain of a finite ``nudge`` saturates once the two outputs are unrelated (their distance stops
     growing, at about sqrt(2) times the output's norm), near ``sqrt(2) |x| / nudge``; take a small
-    ``nudge`` (1e-8, say) for the gain of an infinitesimal change, the Jacobian's.
+    ``nudge`` (1e-8, say) for the relative gain of an infinitesimal change, the Jacobian's scaled by the norms.
     """
     flipped, gain = mlp_avalanche_runs(depth, width, residual, weight_scale, (nudge,), n_inputs, (seed,),
                                        layernorm)
