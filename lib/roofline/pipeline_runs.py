@@ -1,7 +1,8 @@
 """Published results of training pipeline schedules, beside chapter 3's bubble (:mod:`roofline.pipeline`).
 
-``data/pipeline_runs.csv`` keeps the zero-bubble paper's tables (Qi, Wan, Huang and Lin, "Zero Bubble
-Pipeline Parallelism", ICLR 2024, arXiv 2401.10241): Table 4, the measured throughput of 1F1B, interleaved
+``data/pipeline_runs.csv`` keeps the zero-bubble paper's tables (Qi, Wan, Huang and Lin, arXiv 2401.10241v1,
+"Zero Bubble Pipeline Parallelism"; the ICLR 2024 version is titled "Zero Bubble (Almost) Pipeline
+Parallelism"): Table 4, the measured throughput of 1F1B, interleaved
 1F1B, ZB-1p and ZB-2p; Table 5, bubble rates the authors computed from profiled pass times. Every row has its
 source, table, date and regime, and ``decimals``: the digits after the point of the value as transcribed
 (3.5 has one). Whether the paper printed the throughputs below 10 that read with one decimal here (3.5, 1.4,
