@@ -130,3 +130,29 @@ def test_stages_to_fit_is_the_smallest_depth_the_search_finds():
         assert math.ceil(d.evaluate(memory.stages_to_fit, micro_batch=b, len_ctx=ctx)) == searched
     d = Deployment(models.get("Kimi K2"), hardware.get("H100"), precision="fp8", n_chips=8)
     assert d.evaluate(memory.stages_to_fit, micro_batch=1e6, len_ctx=1e6) == float("inf")
+
+
+@pytest.mark.parametrize("key, n_active, moe_layers, experts, hand_always_on", [
+    # one expert per layer: 3 x 7168 x 2048 = 44,040,192 parameters (SwiGLU); 8 active per token
+    ("DeepSeek-V3", 37e9, 58, 256, 37e9 - 8 * 58 * 44_040_192),   # 16.57B
+    ("Kimi K2", 32.6e9, 60, 384, 32.6e9 - 8 * 60 * 44_040_192),    # 11.46B, not 1.04T - 1,014.7B = 25.3B
+])
+def test_dp_attention_always_on_weights_by_hand(key, n_active, moe_layers, experts, hand_always_on):
+    """Each GPU holds the active weights less the 8 active routed experts whole, and 1/G of the routed ones."""
+    m = models.get(key)
+    assert (m.active_params, m.moe_layers, m.routed_experts) == (n_active, moe_layers, experts)
+    routed = experts * moe_layers * 44_040_192
+    d = Deployment(m, hardware.get("H100"), precision="fp8", n_chips=144)
+    got = d.evaluate(memory.weights_per_gpu_dp_attention_bytes, n_stages=1)
+    assert got == pytest.approx(hand_always_on + routed / 144)      # FP8: one byte per parameter
+    assert hand_always_on == pytest.approx({"DeepSeek-V3": 16.565e9, "Kimi K2": 11.461e9}[key], rel=1e-4)
+
+
+def test_dp_attention_dense_model_keeps_everything_and_bad_top_k_is_named():
+    """A dense model (no routed experts) keeps every active weight on every GPU; K > E is refused."""
+    got = memory.weights_per_gpu_dp_attention_bytes(n_active=70e9, top_k=1, n_experts=1, n_routed=0.0,
+                                                    n_chips=8, bytes_per_param=2, n_stages=2)
+    assert got == pytest.approx(70e9 * 2 / 2)
+    with pytest.raises(ValueError, match="top_k"):
+        memory.weights_per_gpu_dp_attention_bytes(n_active=37e9, top_k=300, n_experts=256, n_routed=6.5e11,
+                                                  n_chips=8, bytes_per_param=1, n_stages=1)

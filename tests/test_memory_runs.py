@@ -33,17 +33,18 @@ def test_ep144_sequences_are_littles_law():
 def test_predictions_by_hand():
     """SGLang's GB200 2K row, FP8 MLA cache of (512 + 64) x 1 B x 61 = 35,136 B per token:
     (198.67 GB - 671e9 x 0.5 B / 48) / (2,000 x 35,136 B) = 2,728 sequences per GPU under perfect sharding;
-    with each GPU holding the 17.1e9 parameters outside the routed experts whole and 1/48 of the 653.9e9
-    routed ones, (198.67 GB - (17.09e9 + 653.9e9 / 48) x 0.5 B) / (70.27 MB) = 2,609."""
+    with each GPU holding the 16.57e9 parameters outside the routed experts whole (37e9 active less
+    8 x 58 x 44,040,192 in the active routed experts) and 1/48 of the 653.9e9 routed ones,
+    (198.67 GB - (16.57e9 + 653.9e9 / 48) x 0.5 B) / (70.27 MB) = 2,612."""
     r = memory_runs.RUNS.get("SGLang GB200 decode 2K")
     assert r.kv_bytes_per_token == (512 + 64) * 1 * 61
     assert r.sequences_basis == "derived"
     hbm = 198.674743296e9
     assert r.predicted_max_sequences() == pytest.approx((hbm - 671e9 * 0.5 / 48) / (2000 * 35136), rel=1e-9)
     v3 = models.get("DeepSeek-V3")
-    w = (v3.total_params - v3.routed_params + v3.routed_params / 48) * 0.5
+    w = (37e9 - 8 * 58 * 44_040_192 + v3.routed_params / 48) * 0.5
     assert r.predicted_max_sequences(layout=True) == pytest.approx((hbm - w) / (2000 * 35136), rel=1e-9)
-    assert r.predicted_max_sequences(layout=True) == pytest.approx(2609, abs=1)
+    assert r.predicted_max_sequences(layout=True) == pytest.approx(2612, abs=1)
     assert r.ratio() == pytest.approx(1408 / r.predicted_max_sequences())
 
 

@@ -32,7 +32,11 @@ cache per GPU when attention is split ``n_TP`` ways by heads over ``h_kv`` KV he
 heads are replicated ``n_TP / min(n_TP, h_kv)`` times (an MLA latent cache is one
 "head", so tensor-parallel MLA stores every sequence's cache on every GPU of the group).
 :data:`weights_per_gpu_dp_attention_bytes` is what data-parallel attention costs in
-weights: each GPU keeps its own copy of everything but the routed experts.
+weights: each GPU keeps its own copy of everything but the routed experts. Those
+always-on weights are counted as the active parameters less the active routed experts',
+``N_active - K N_routed / E``, from the architecture's expert shapes: a rounded total
+less the routed experts would leave the rounding in a small remainder (Kimi K2's quoted
+1.04T gives 25.3B, twice the 11.5B its active count implies).
 
 >>> print(f"{kv_per_gpu_bytes(micro_batch=1000, len_ctx=1e5, kv_bytes=70272, n_chips=64) / 1e9:.1f} GB")
 109.8 GB
@@ -43,8 +47,8 @@ from sympy.physics import units as u
 
 from . import decode, equations, pipeline
 from .equations import Spec
-from .symbols import (B, N_total, n_routed, bytes_per_param, hbm_bytes, kv_bytes, kv_heads, len_ctx, micro_batch, n_chips,
-                      n_stages, tp_ways)
+from .symbols import (B, N_active, N_total, bytes_per_param, hbm_bytes, kv_bytes, kv_heads, len_ctx, micro_batch,
+                      n_chips, n_experts, n_routed, n_stages, top_k, tp_ways)
 
 _B = u.byte
 
@@ -56,8 +60,13 @@ def build():
     kv = batch * len_ctx * kv_bytes                     # every sequence's whole context
     per_gpu = (weights + kv) / (n_chips * n_stages)     # perfect sharding over G x P GPUs (01:06:49)
     weights_gpu = weights / (n_chips * n_stages)
-    # data-parallel attention: every GPU holds the weights outside the routed experts whole, the experts 1/G
-    weights_dp = ((N_total - n_routed) + n_routed / n_chips) * bytes_per_param / n_stages
+    # data-parallel attention: every GPU holds the weights outside the routed experts whole, the experts 1/G;
+    # the always-on weights are the active ones less the K active routed experts (each N_routed / E)
+    always_on = N_active - top_k * n_routed / n_experts
+    weights_dp = (always_on + n_routed / n_chips) * bytes_per_param / n_stages
+    k_le_e = (top_k <= n_experts, "top_k must not exceed n_experts")
+    routed_le_active = (top_k * n_routed / n_experts <= N_active,
+                        "the active routed experts (top_k n_routed / n_experts) must not exceed n_active")
     kv_gpu = sp.simplify(kv / (n_chips * n_stages))     # the P cancels (01:11:34)
     # the largest micro-batch whose cache fits beside a stage's share of the weights
     fits = sp.solve(sp.Eq(weights_gpu + kv_gpu, hbm_bytes), micro_batch)[0]
@@ -84,7 +93,9 @@ def build():
         "weights_per_gpu_dp_attention_bytes": Spec(weights_dp, "byte", "Weight bytes per GPU when each GPU "
                                                    "holds the weights outside the routed experts whole (attention, "
                                                    "shared experts, dense layers, embeddings: data-parallel "
-                                                   "attention) and 1/G of the routed experts, over P stages.", _B),
+                                                   "attention) and 1/G of the routed experts, over P stages; "
+                                                   "always-on = N_active - K N_routed / E.", _B,
+                                                   requires=(k_le_e, routed_le_active)),
         "kv_per_gpu_bytes": Spec(kv_gpu, "byte", "KV-cache bytes per GPU: b L k / G, the same for every P "
                                  "(01:11:34).", _B, zero="0 for an empty context or no KV cache"),
         "max_micro_batch_n": Spec(sp.Piecewise((0, fits < 0), (sp.oo, sp.Eq(len_ctx * kv_bytes, 0)), (fits, True)),
