@@ -270,15 +270,22 @@ def test_numeric_functions_are_lambdified_from_the_expressions():
     """Each numeric function carries its sympy expression and agrees with it at a random point."""
     rng = np.random.default_rng(0)
     for fn in equations.every_variant():
-        values = {a: float(rng.uniform(1, 10)) for a in fn.args}
-        for relation, _ in fn.requires:  # x <= y: swap a pair drawn the wrong way round
-            if relation.rhs.is_number:  # x <= a constant, or x >= one
-                name = symbols.by_symbol(relation.lhs).keyword
-                pick = max if isinstance(relation, (sp.GreaterThan, sp.StrictGreaterThan)) else min
-                values[name] = pick(values[name], float(relation.rhs))
-                continue
-            x, y = (symbols.by_symbol(v).keyword for v in (relation.lhs, relation.rhs))
-            values[x], values[y] = sorted((values[x], values[y]))
+        for _ in range(1000):  # a point where every requirement holds
+            values = {a: float(rng.uniform(1, 10)) for a in fn.args}
+            compound = []
+            for relation, _ in fn.requires:  # x <= y: swap a pair drawn the wrong way round
+                if relation.rhs.is_number and relation.lhs.is_Symbol:  # x <= a constant, or x >= one
+                    name = symbols.by_symbol(relation.lhs).keyword
+                    pick = max if isinstance(relation, (sp.GreaterThan, sp.StrictGreaterThan)) else min
+                    values[name] = pick(values[name], float(relation.rhs))
+                elif relation.lhs.is_Symbol and relation.rhs.is_Symbol:
+                    x, y = (symbols.by_symbol(v).keyword for v in (relation.lhs, relation.rhs))
+                    values[x], values[y] = sorted((values[x], values[y]))
+                else:  # a relation between expressions: draw again until it holds
+                    compound.append(relation)
+            given = {symbols.TABLE[k].symbol: v for k, v in values.items()}
+            if all(bool(r.subs(given)) for r in compound):
+                break
         exact = sp.N(fn.subs(values))
         if exact.is_infinite:
             assert math.isinf(fn(**values)), fn

@@ -29,13 +29,17 @@ def systems(draw):
     n_total = draw(log_uniform(1e6, 1e13))
     n_experts = draw(log_uniform(1, 1e4))
     n_chips = draw(log_uniform(1, 1e5))
+    n_active = n_total * draw(log_uniform(1e-3, 1.0))
+    top_k = n_experts * draw(log_uniform(1e-3, 1))
+    # the active routed experts are part of the active parameters: K N_routed / E <= N_active
+    n_routed = min(n_total * draw(st.floats(0.0, 1.0)), n_active * n_experts / top_k)
     return dict(
-        n_total=n_total, n_active=n_total * draw(log_uniform(1e-3, 1.0)),
+        n_total=n_total, n_active=n_active,
         bytes_per_param=draw(st.sampled_from([0.5, 1.0, 2.0, 4.0])),
         flops=draw(log_uniform(1e12, 1e19)), mem_bw=draw(log_uniform(1e10, 1e16)),
         n_chips=n_chips, n_racks=1 + (n_chips - 1) * draw(st.floats(0, 1)), len_ctx=draw(log_uniform(1, 1e8)), kv_bytes=draw(log_uniform(1, 1e7)),
         price=draw(log_uniform(0.01, 100)), hbm_bytes=draw(log_uniform(1e9, 1e13)),
-        n_routed=n_total * draw(st.floats(0.0, 1.0)), n_experts=n_experts, top_k=n_experts * draw(log_uniform(1e-3, 1)),
+        n_routed=n_routed, n_experts=n_experts, top_k=top_k,
         attn_flops=draw(log_uniform(1e3, 1e9)), attn_flops_rate=draw(log_uniform(1e12, 1e19)),
         d_model=draw(log_uniform(64, 1e5)), act_bytes=draw(st.sampled_from([0.5, 1.0, 2.0])),
         moe_layers=draw(log_uniform(1, 200)), scaleup_bw=draw(log_uniform(1e9, 1e13)),
