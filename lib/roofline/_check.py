@@ -74,6 +74,23 @@ _REPR.maxstring = _REPR.maxother = _REPR.maxlong = 80
 _REPR.maxlist = _REPR.maxdict = 8
 
 
+def required_text(owner, row, names):
+    """Raise ValueError naming ``owner`` (where given) and the first of ``names`` whose text field of ``row``
+    is blank.
+
+    Every sourced data row (a measurement, a price, a cache document) must say where it comes from.
+
+    >>> import types
+    >>> required_text("Report 'x'", types.SimpleNamespace(source="a paper", date=" "), ("source", "date"))
+    Traceback (most recent call last):
+    ...
+    ValueError: Report 'x': date must not be empty
+    """
+    for name in names:
+        if not str(getattr(row, name)).strip():
+            raise ValueError(f"{owner}: {name} must not be empty" if owner else f"{name} must not be empty")
+
+
 def short(value, limit=60):
     """``repr(value)`` for a message, cut to ``limit`` characters; safe for huge values and reprs that raise."""
     try:

@@ -23,7 +23,7 @@ import dataclasses
 import math
 import statistics
 
-from . import decode, hardware, lecture, measured, models, pipeline, prices, registry
+from . import decode, hardware, lecture, measured, models, moe, pipeline, prices, registry, training
 from .deployment import Deployment
 
 AGREES, ROUNDED, DIFFERS, PREMISE = "agrees", "rounded", "differs", "premise"
@@ -138,12 +138,11 @@ def _checks():
     rubin = hardware.get("Rubin")
     c[1, "rubin_hbm"] = Check(rubin.hbm_bytes_headline / 1e9, "Rubin's HBM capacity in the hardware registry.")
     c[1, "rubin_hbm_bw"] = Check(rubin.hbm_bw / 1e12, "Rubin's HBM bandwidth in the hardware registry.")
-    c[1, "rubin_drain"] = Check(_lecture(1, "rubin_hbm") / _lecture(1, "rubin_hbm_bw"),
-                                "288 GB over 20 TB/s, in ms.")
-    c[1, "double_read_period"] = Check(2 * _lecture(1, "rubin_hbm") / _lecture(1, "rubin_hbm_bw"),
-                                       "two reads of Rubin's HBM: 2 x 14.4 ms.")
-    c[1, "steps_per_second"] = Check(1e3 / (_lecture(1, "rubin_hbm") / _lecture(1, "rubin_hbm_bw")),
-                                     "one step per read of Rubin's HBM: 1,000 / 14.4 ms.")
+    rubin_drain_ms = 1e3 * decode.drain_time_s(hbm_bytes=_lecture(1, "rubin_hbm") * 1e9,
+                                               mem_bw=_lecture(1, "rubin_hbm_bw") * 1e12)
+    c[1, "rubin_drain"] = Check(rubin_drain_ms, "288 GB over 20 TB/s (decode.drain_time_s), in ms.")
+    c[1, "double_read_period"] = Check(2 * rubin_drain_ms, "two reads of Rubin's HBM: 2 x 14.4 ms.")
+    c[1, "steps_per_second"] = Check(1e3 / rubin_drain_ms, "one step per read of Rubin's HBM: 1,000 / 14.4 ms.")
     c[1, "throughput"] = Check(_lecture(1, "batch_sequences") * _lecture(1, "steps_per_second"),
                                "2,000 sequences x 64 steps a second.")
     c[1, "gemini_traffic"] = _premise("a guess at Google's traffic; the library holds no measurement of it")
@@ -163,7 +162,6 @@ def _checks():
                                     "DeepSeek-V3's 8 routed of 256.")
     c[2, "experts"] = Check(v3.routed_experts, "DeepSeek-V3's routed experts.")
     c[2, "rack_gpus"] = Check(gb200.scaleup_domain, "GB200's scale-up domain.")
-    from . import moe  # noqa: PLC0415 (a topic module, imported where used)
     ep = moe.ep_chips(v3.routed_experts, gb200.scaleup_domain)
     c[2, "used_gpus"] = Check(ep, "the most GPUs of a 72-GPU domain that 256 experts divide evenly over.")
     c[2, "experts_per_gpu"] = Check(v3.routed_experts / ep, "256 experts over 64 GPUs.")
@@ -236,7 +234,6 @@ def _checks():
     c[4, "scaleup_growth"] = Check(gb200.scaleup_domain / h100.scaleup_domain, "GB200's domain over H100's.")
 
     # chapter 5
-    from . import training  # noqa: PLC0415
     c[5, "flops_pretrain"] = Check(training.PRETRAIN_FLOPS_PER_PARAM, "forward 2 plus backward 4 per parameter "
                                    "per token.")
     c[5, "flops_forward"] = Check(training.FORWARD_FLOPS_PER_PARAM, "a multiply-add per parameter per token.")
@@ -304,9 +301,10 @@ def _checks():
                                    "write price.")
     c[6, "short_cache_s"] = Check(300, "Anthropic's default cache lifetime, five minutes.")
     c[6, "long_cache_s"] = Check(3600, "Anthropic's extended cache lifetime, one hour.")
-    c[6, "drain_hbm_s"] = Check(gb200.hbm_bytes / gb200.hbm_bw, "GB200: its HBM over its HBM bandwidth.")
-    c[6, "drain_ddr_s"] = Check(gb200.ddr_bytes / gb200.ddr_bw, "GB200: its share of Grace's LPDDR over its "
-                                "bandwidth.")
+    c[6, "drain_hbm_s"] = Check(decode.drain_time_s(hbm_bytes=gb200.hbm_bytes, mem_bw=gb200.hbm_bw),
+                                "GB200: its HBM over its HBM bandwidth.")
+    c[6, "drain_ddr_s"] = Check(decode.drain_time_s(hbm_bytes=gb200.ddr_bytes, mem_bw=gb200.ddr_bw),
+                                "GB200: its share of Grace's LPDDR over its bandwidth.")
     c[6, "drain_flash_s"] = _premise("the library holds no flash tier with both capacity and bandwidth")
     c[6, "drain_disk_s"] = _premise("the library holds no disk tier")
     c[6, "device_share"] = _premise("a guess at the device share a cache may take")

@@ -120,8 +120,7 @@ class ScaleUpRack:
         if self.name_count not in (self.packages, self.dies):
             raise ValueError(f"ScaleUpRack {self.key!r}: name_count {self.name_count} counts neither its "
                              f"{self.packages} packages nor its {self.dies} dies")
-        if not self.source.strip():
-            raise ValueError(f"ScaleUpRack {self.key!r}: no source")
+        _check.required_text(f"ScaleUpRack {self.key!r}", self, ("source",))
 
     @property
     def dies(self):
@@ -164,8 +163,7 @@ class A2AAnchor:
         _check.choice("unit", self.unit, {"us": 0, "GB/s": 0})
         for name in ("ep", "tokens_per_gpu", "value"):
             _check.check_value(name, getattr(self, name), where="A2AAnchor field")
-        if not self.source.strip() or not self.regime.strip():
-            raise ValueError(f"A2AAnchor {self.key!r}: a source and a regime are required")
+        _check.required_text(f"A2AAnchor {self.key!r}", self, ("source", "regime"))
 
     @property
     def si(self):

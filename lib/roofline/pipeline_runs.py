@@ -57,9 +57,7 @@ class PipelineRun:
             raise ValueError(f"value {self.value!r} has more digits than decimals={self.decimals} allows")
         if self.quantity == "bubble_rate" and not self.value < 1:
             raise ValueError(f"value must be a bubble rate below 1; got {self.value!r}")
-        for name in ("source", "table", "date", "regime"):
-            if not getattr(self, name).strip():
-                raise ValueError(f"{name} must not be empty")
+        _check.required_text("", self, ("source", "table", "date", "regime"))  # the registry names file and row
 
     def half_unit(self, decimals=None):
         """Half a unit in the last printed digit: 0.05 for one decimal, 0.005 for two (``decimals`` given

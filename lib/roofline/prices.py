@@ -243,9 +243,7 @@ class CachePolicy:
     notes: str
 
     def __post_init__(self):
-        for name in ("medium", "quote", "source", "date", "regime"):
-            if not getattr(self, name).strip():
-                raise ValueError(f"{self.key!r}: {name} must not be empty")
+        _check.required_text(repr(self.key), self, ("medium", "quote", "source", "date", "regime"))
         for name in ("ttl_min_s", "ttl_max_s", "storage_usd_per_mtok_hour"):
             if getattr(self, name) is not None:
                 _check.check_value(name, getattr(self, name), "nonnegative", "CachePolicy")
@@ -323,9 +321,7 @@ class ServingMeasurement:
     notes: str
 
     def __post_init__(self):
-        for name in ("quantity", "unit", "regime", "source", "date"):
-            if not getattr(self, name).strip():
-                raise ValueError(f"{self.key!r}: {name} must not be empty")
+        _check.required_text(repr(self.key), self, ("quantity", "unit", "regime", "source", "date"))
         _check.check_value("value", self.value, "positive", "ServingMeasurement")
         if self.value_hi is not None and self.value_hi < self.value:
             raise ValueError(f"{self.key!r}: value_hi {self.value_hi} is below value {self.value}")

@@ -48,9 +48,7 @@ class Report:
         if (self.low is not None and self.low > self.value) or (self.high is not None and self.high < self.value):
             raise ValueError(f"Report {self.key!r}: value {self.value:g} lies outside its range "
                              f"[{self.low}, {self.high}]")
-        for name in ("source", "date", "unit", "quantity"):
-            if not getattr(self, name).strip():
-                raise ValueError(f"Report {self.key!r}: {name} is empty")
+        _check.required_text(f"Report {self.key!r}", self, ("source", "date", "unit", "quantity"))
 
 
 def _report_row(r):
