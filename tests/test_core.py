@@ -254,3 +254,21 @@ def test_links_replace_the_datasheet_network_figures():
         Deployment(models.get("DeepSeek-V3"), gb200, links={"scaleout_bw": -1})
     with pytest.raises(ValueError, match="links must be a mapping"):
         Deployment(models.get("DeepSeek-V3"), gb200, links=[1, 2])
+
+
+@pytest.mark.parametrize("display", [False, True])
+@pytest.mark.parametrize("value", [2400.5, "259T", 3])
+def test_glue_sends_what_myst_nb_sends(monkeypatch, value, display):
+    """roofline.notebook.glue speaks myst-nb's protocol without importing it: the same message."""
+    import IPython.display
+    from myst_nb.ext import glue as mystglue
+    sent = []
+    record = lambda obj, **kw: sent.append((obj, kw))  # noqa: E731
+    monkeypatch.setattr(mystglue, "ipy_display", record)
+    monkeypatch.setattr(IPython.display, "display", record)
+    mystglue.glue("x", value, display=display)
+    roofline.notebook.glue("x", value, display=display)
+    assert len(sent) == 2 and sent[0] == sent[1]
+    assert roofline.notebook.GLUE_PREFIX == mystglue.GLUE_PREFIX
+    with pytest.raises(ValueError, match="name"):
+        roofline.notebook.glue("", value)

@@ -1,7 +1,8 @@
 """Helpers every chapter notebook uses: glue a value, glue the lecture's claims, build a deployment.
 
-``myst_nb`` (for ``glue``) is imported only when a helper needs it, so the
-library itself does not depend on it.
+:func:`glue` speaks myst-nb's glue protocol itself (a test checks it sends exactly what
+``myst_nb.glue`` sends), so neither the library nor a chapter's kernel imports ``myst_nb``, whose
+glue module pulls in ``nbformat`` and ``jsonschema`` (0.15 s in every kernel).
 
 >>> d = deploy("DeepSeek (lecture)", "GB200")
 >>> print(d.n_chips_used, d.weight_precision, d.values["price"])
@@ -13,9 +14,9 @@ from .deployment import Deployment
 
 COLAB_CELL = '''\
 # On Colab, or any kernel without this book's environment: install the companion library with what the
-# chapter imports besides it (myst-nb for `glue`, ipywidgets). Prints nothing where they are installed.
+# chapter imports besides it (ipywidgets for the live figures). Prints nothing where they are installed.
 import importlib.util
-if not all(importlib.util.find_spec(m) for m in ("roofline", "myst_nb", "ipywidgets")):
+if not all(importlib.util.find_spec(m) for m in ("roofline", "ipywidgets")):
     %pip install --quiet "roofline[notebooks] @ git+https://github.com/llm-roofline/roofline-book"'''
 """The first, hidden cell of every chapter notebook (the tests check each notebook carries it verbatim)."""
 
@@ -48,8 +49,27 @@ def human(value, digits=3):
     return f"{float(f'{x:.{digits}g}'):g}"
 
 
+GLUE_PREFIX = "application/papermill.record/"
+"""The MIME prefix under which myst-nb finds a value glued without display."""
+
+
+def glue(name, value, display=True):
+    """Glue ``value`` under ``name`` for ``{glue:}`` in the book, as ``myst_nb.glue`` does.
+
+    The value's display data go out with ``scrapbook`` metadata naming it; with ``display=False``
+    each MIME type carries :data:`GLUE_PREFIX`, so the cell shows nothing and myst-nb still finds it.
+    """
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"name must be a non-empty str; got {_check.short(name)}")
+    from IPython.core.formatters import format_display_data
+    from IPython.display import display as ipy_display
+    bundle, metadata = format_display_data(value)
+    prefix = "" if display else GLUE_PREFIX
+    metadata["scrapbook"] = dict(name=name, mime_prefix=prefix)
+    ipy_display({prefix + k: v for k, v in bundle.items()}, raw=True, metadata=metadata)
+
+
 def _glue(name, value):
-    from myst_nb import glue  # the notebooks' dependency, not the library's
     glue(name, value, display=False)
 
 
