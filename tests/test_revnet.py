@@ -418,3 +418,48 @@ def test_toy_differentials3_exact_against_a_sample():
     for bad in (0, 1 << 16, True, 1.5):
         with pytest.raises(ValueError, match="delta"):
             revnet.toy_differentials3_exact(bad)
+
+
+# -- stored runs: the package's file holds exactly what the functions compute ------------------
+def _same(a, b):
+    """Equal in structure; integers exactly, floats to a millionth (BLAS may differ in the last bits)."""
+    if isinstance(a, (tuple, list)):
+        return type(a) is type(b) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape or a.dtype.kind != b.dtype.kind:
+        return False
+    if a.dtype.kind == "f":
+        return bool(np.allclose(a, b, rtol=1e-6, atol=0))
+    return bool(np.array_equal(a, b))
+
+
+@pytest.mark.parametrize("call", revnet.STORED_CALLS,
+                         ids=lambda c: f"{c[0].__name__}{c[1]}{sorted(c[2].items())}"[:60])
+def test_stored_runs_are_what_the_functions_compute(call):
+    fn, args, kwargs = call
+    assert _same(revnet.stored(fn, *args, **kwargs), fn(*args, **kwargs))
+
+
+def test_stored_file_holds_the_stored_calls_and_nothing_else(tmp_path):
+    keys = {revnet._call_key(fn, a, k) for fn, a, k in revnet.STORED_CALLS}
+    assert set(revnet._stored_results()) == keys
+
+
+def test_stored_reads_any_spelling_and_computes_the_rest():
+    fn, args, kwargs = revnet.STORED_CALLS[0]   # the depth fit, spelt another way
+    other = revnet._call_key(fn, (), dict(depth=384, residual=True, nudges=[1e-8], seeds=range(32), width=64))
+    assert other == revnet._call_key(fn, args, kwargs)
+    small = revnet.stored(revnet.toy_differentials, 2, 1, n_blocks=64)   # not stored: computed
+    assert small == revnet.toy_differentials(2, 1, n_blocks=64)
+    with pytest.raises(TypeError, match="fn"):
+        revnet.stored("toy_differentials", 2, 1)
+    with pytest.raises(TypeError):
+        revnet.stored(revnet.toy_differentials, 2, 1, bogus=3)   # not a keyword of fn
+
+
+def test_pack_and_unpack_keep_types():
+    leaves = []
+    value = [(0.5, 7), (np.arange(3.0), (np.uint32(5),))]
+    back = revnet._unpack(revnet._pack(value, leaves), leaves)
+    assert back[0] == (0.5, 7) and isinstance(back[0][1], int)
+    assert np.array_equal(back[1][0], np.arange(3.0)) and back[1][1] == (5,)

@@ -322,8 +322,9 @@ def _round_tables(keys, dtype=np.uint32):
 def toy_encrypt(blocks, keys):
     """Encrypt 32-bit ``blocks`` with one RevNet block over GF(2) per round key: (x, y) -> (y ^ F(x, k), x)."""
     b = _blocks(blocks)
-    fs = _round_tables(keys) if np.size(b) > 4096 else [lambda v, k=k: toy_round_function(v, k)
-                                                          for k in np.asarray(keys, dtype=np.uint32)]
+    # a table costs 2^16 evaluations of F, so it pays only for more blocks than that
+    fs = _round_tables(keys) if np.size(b) > 1 << 16 else [lambda v, k=k: toy_round_function(v, k)
+                                                            for k in np.asarray(keys, dtype=np.uint32)]
     x, y = revnet_stack(b >> 16, b & 0xFFFF, fs, xor=True)
     return (x << 16) | y
 
@@ -608,3 +609,106 @@ def mlp_avalanche_runs(depth, width=64, residual=False, weight_scale=3.0, nudges
         rel_out = np.linalg.norm(v[:, 1:] - v[:, :1], axis=-1) / np.linalg.norm(v[:, :1], axis=-1)
         gain[:, :, i] = np.mean(rel_out / rel_in, axis=-1)
     return flipped, gain
+
+
+# -- stored runs --------------------------------------------------------------------------------
+STORED_FILE = "revnet_runs.npz"
+"""The results of :data:`STORED_CALLS`, in ``roofline/data``; :func:`write_stored` writes it."""
+
+
+def _stored_calls():
+    yield mlp_avalanche_runs, (384,), dict(residual=True, nudges=(1e-8,), seeds=tuple(range(32)))
+    yield toy_differentials, (6, 1), dict(n_blocks=1 << 22)
+    yield toy_differentials, (4, 1), dict(n_blocks=1 << 22, ideal=True)
+    yield toy_differentials3_exact, (), dict(top=64)
+    for sd in range(20):
+        yield toy_differentials, (3, 1, 1 << 20), dict(seed=sd, ideal=True)
+
+
+STORED_CALLS = tuple(_stored_calls())
+"""The seeded runs chapter 7 shows that take a tenth of a second or more, as ``(function, args, kwargs)``:
+the 32-seed fit of the residual net's growth with depth (2.4 s), the toy cipher's differentials by round
+over 2^22 blocks, exactly for 3 rounds, and with random round functions (1.7 s together)."""
+
+
+def _plain(value):
+    """An argument as JSON: ranges, tuples and arrays as lists, numpy scalars as Python numbers."""
+    if isinstance(value, (range, tuple, list, np.ndarray)):
+        return [_plain(v) for v in (value.tolist() if isinstance(value, np.ndarray) else value)]
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _call_key(fn, args, kwargs):
+    """One text for one call, whatever mix of positions, keywords and defaults spells it."""
+    import inspect
+    import json
+    bound = inspect.signature(fn).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return f"{fn.__name__}{json.dumps({k: _plain(v) for k, v in bound.arguments.items()}, sort_keys=True)}"
+
+
+def _pack(value, leaves):
+    """``value``'s nesting of tuples and lists as JSON-able data, its arrays and numbers put in ``leaves``."""
+    if isinstance(value, (tuple, list)):
+        return {"tuple" if isinstance(value, tuple) else "list": [_pack(v, leaves) for v in value]}
+    leaves.append(np.asarray(value))
+    return {"array" if isinstance(value, np.ndarray) else "number": len(leaves) - 1}
+
+
+def _unpack(tree, leaves):
+    (kind, inner), = tree.items()
+    if kind in ("tuple", "list"):
+        items = [_unpack(t, leaves) for t in inner]
+        return tuple(items) if kind == "tuple" else items
+    return leaves[inner] if kind == "array" else leaves[inner].item()
+
+
+def _stored_results():
+    """{call key: result} from the package's file, read once per process."""
+    global _STORED
+    if _STORED is None:
+        import json
+        from importlib import resources
+        with resources.files("roofline").joinpath("data", STORED_FILE).open("rb") as f, \
+                np.load(f, allow_pickle=False) as npz:
+            index = json.loads(str(npz["index"]))
+            leaves = [npz[f"leaf{i}"] for i in range(len(npz.files) - 1)]
+            _STORED = {key: _unpack(tree, leaves) for key, tree in index.items()}
+    return _STORED
+
+
+_STORED = None
+
+
+def stored(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)``, read from the results stored with the package when the call is one of
+    :data:`STORED_CALLS` (however its arguments are spelt), computed otherwise.
+
+    The stored results are these functions' own output, seeded, written by :func:`write_stored`;
+    a test recomputes every one and requires the same numbers (exactly for the integer ciphers, to a
+    millionth for the floating-point nets, whose last bits depend on the machine's BLAS). Call ``fn``
+    directly to recompute.
+
+    >>> p, d = stored(toy_differentials3_exact, top=64)   # read, not recomputed
+    >>> hex(int(d[0])), float(p[0] * 2**32)
+    ('0x94501861', 53248.0)
+    """
+    if not callable(fn):
+        raise TypeError(f"fn must be a function of roofline.revnet; got {short(fn)}")
+    key = _call_key(fn, args, kwargs)
+    results = _stored_results()
+    return results[key] if key in results else fn(*args, **kwargs)
+
+
+def write_stored(path=None):
+    """Compute every call of :data:`STORED_CALLS` and write them to ``path`` (default: the package's file)."""
+    import json
+    import pathlib
+    path = pathlib.Path(path) if path is not None else pathlib.Path(__file__).parent / "data" / STORED_FILE
+    index, leaves = {}, []
+    for fn, args, kwargs in STORED_CALLS:
+        index[_call_key(fn, args, kwargs)] = _pack(fn(*args, **kwargs), leaves)
+    arrays = {f"leaf{i}": v for i, v in enumerate(leaves)}
+    with open(path, "wb") as f:
+        np.savez_compressed(f, index=np.array(json.dumps(index, sort_keys=True)), **arrays)
+    return path
