@@ -244,3 +244,20 @@ def test_anchors_read_and_a_corrupt_row_names_the_file_and_the_row(tmp_path):
     path.write_text(text.replace(",41.6,", ",fast,", 1))
     with pytest.raises(ValueError, match=r"moe_a2a_anchors\.csv, row 2"):
         registry.Registry("moe_a2a_anchors.csv", moe_data._anchor_row, "all-to-all anchor", path=path)
+
+
+def test_pplx_ibgda_anchors_as_published_and_bounded_by_the_fastest_and_slowest_rows():
+    """pplx-kernels' one-token IBGDA times (README, '1 token per GPU'): the dispatch from 102.7 us at EP16 to
+    125.9 us at EP128, the combine from 55.4 us (EP32) to 63.2 us (EP128); the 'fastest' and 'slowest' rows
+    bound every IBGDA row, and the dispatch grows 23% for 8x the peers."""
+    get = moe_data.ANCHORS.get
+    d16, d128 = get("pplx IBGDA dispatch EP16 1 tok"), get("pplx IBGDA a2a 1 tok slowest")
+    c32, c128 = get("pplx IBGDA a2a 1 tok fastest"), get("pplx IBGDA combine EP128 1 tok")
+    assert (d16.operation, d16.ep, d16.si) == ("dispatch", 16, pytest.approx(102.7e-6))
+    assert (d128.operation, d128.ep, d128.si) == ("dispatch", 128, pytest.approx(125.9e-6))
+    assert (c32.operation, c32.ep, c32.si) == ("combine", 32, pytest.approx(55.4e-6))
+    assert (c128.operation, c128.ep, c128.si) == ("combine", 128, pytest.approx(63.2e-6))
+    ibgda = [a for a in moe_data.ANCHORS if a.kernel == "pplx-kernels IBGDA"]
+    assert len(ibgda) == 4 and all(a.unit == "us" and a.tokens_per_gpu == 1 for a in ibgda)
+    assert min(a.value for a in ibgda) == c32.value and max(a.value for a in ibgda) == d128.value
+    assert d128.ep / d16.ep == 8 and d128.value / d16.value - 1 == pytest.approx(0.226, abs=1e-3)
