@@ -220,3 +220,48 @@ def test_a_corrupt_pipeline_row_names_the_file_and_the_row(tmp_path):
         path.write_text("\n".join([header, bad]) + "\n", encoding="utf-8")
         with pytest.raises(ValueError, match=f"pipeline_runs.csv, {match}"):
             registry.Registry("pipeline_runs.csv", pipeline_runs._run_row, "pipeline run", path=path)
+
+
+def test_chips_reached_by_enumeration():
+    """Every choice of K distinct experts counted: 8 experts on 4 chips (2 each), top-2: of the 28 pairs,
+    4 lie on one chip and 24 on two, so 1/28 x (4 x 1 + 24 x 2) = 52/28 chips on average."""
+    import itertools
+
+    def brute(k, e, g):
+        picks = list(itertools.combinations(range(e), k))
+        return sum(len({x // (e // g) for x in p}) for p in picks) / len(picks)
+
+    assert pipeline.chips_reached(2, 8, 4) == pytest.approx(52 / 28)
+    for k, e, g in [(2, 8, 4), (3, 12, 3), (4, 16, 8), (5, 10, 5)]:
+        assert pipeline.chips_reached(k, e, g) == pytest.approx(brute(k, e, g))
+    assert pipeline.chips_reached(1, 256, 64) == pytest.approx(1)  # one expert: one chip
+    assert pipeline.chips_reached(8, 8, 4) == pytest.approx(4)  # every expert: every chip
+    assert pipeline.chips_reached(8, 256, 1) == pytest.approx(1)
+
+
+def test_chips_reached_for_deepseek_v3():
+    """256 experts, top-8. On an 8-GPU node (32 experts a GPU) a GPU misses all 8 with probability
+    C(224, 8)/C(256, 8) = 0.3381, so 7 x 0.6619 = 4.63 other GPUs get a copy, not K (1 - 1/G) = 7. Four
+    nodes of 32 experts: each is missed with probability C(96, 8)/C(128, 8) = 0.0928."""
+    miss = 1
+    for i in range(8):
+        miss *= (224 - i) / (256 - i)
+    assert miss == pytest.approx(0.3381, abs=1e-4)
+    assert pipeline.chips_reached(8, 256, 8) * 7 / 8 == pytest.approx(7 * (1 - miss))
+    assert pipeline.chips_reached(8, 256, 8) * 7 / 8 == pytest.approx(4.633, abs=1e-3)
+    assert pipeline.chips_reached(8, 128, 4) / 4 == pytest.approx(1 - 0.0928, abs=1e-4)
+    # fewer copies than the lecture's accounting, approaching it as the experts per chip fall to one
+    for g in (8, 16, 64, 256):
+        assert pipeline.chips_reached(8, 256, g) * (g - 1) / g <= 8 * (1 - 1 / g) + 1e-12
+    assert pipeline.chips_reached(8, 256, 256) * 255 / 256 == pytest.approx(8 * 255 / 256)
+
+
+def test_bad_chips_reached_input_is_named():
+    with pytest.raises(ValueError, match="top_k must not exceed n_experts"):
+        pipeline.chips_reached(9, 8, 4)
+    with pytest.raises(ValueError, match="n_chips must divide n_experts"):
+        pipeline.chips_reached(8, 256, 72)
+    with pytest.raises(ValueError, match="top_k must be a whole number"):
+        pipeline.chips_reached(2.5, 256, 64)
+    with pytest.raises(ValueError, match="n_experts"):
+        pipeline.chips_reached(8, -256, 64)

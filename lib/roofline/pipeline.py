@@ -46,6 +46,10 @@ The rule also drops the ``(Y - 1)/Y`` of each collective that leaves the chip;
 :data:`tp_comm_over_math` keeps it, ``(Y - 1) b_a C / (3 F W)``, which reaches 1 at
 ``Y = 1 + 3 F W / (b_a C)``.
 
+The cut condition counts ``K (1 - 1/G)`` copies per token leaving each chip, as the lecture
+does. Kernels that send one copy per destination chip send fewer: :func:`chips_reached`
+gives the chips a token's experts fall on.
+
 >>> print(f"{cut_ratio(top_k=8, stage_layers=1, n_chips=64, scaleup_bw=900e9, scaleout_bw=50e9):.2f}")
 0.88
 >>> print(f"{bubble_fraction(n_stages=4, n_micro=4):.3f}")
@@ -55,6 +59,7 @@ The rule also drops the ``(Y - 1)/Y`` of each collective that leaves the chip;
 """
 
 import dataclasses
+import math
 
 import sympy as sp
 from sympy.physics import units as u
@@ -216,6 +221,30 @@ def peak_activations(kind, n_stages, n_micro, n_chunks=1):
             raise ValueError(f"n_chunks must be >= 2 for the interleaved schedule; got {n_chunks!r}")
         return min(P + (P - 1) / v, M)
     return table[kind]
+
+
+def chips_reached(top_k, n_experts, n_chips):
+    """Expected number of chips that hold at least one of a token's ``top_k`` experts.
+
+    ``n_experts`` are spread evenly, ``n_experts / n_chips`` to a chip, and a token picks
+    ``top_k`` distinct experts, all choices alike (uniform routing, drawn without
+    replacement). A chip holds none of them with probability
+    ``C(E - E/G, K) / C(E, K)``, so ``G (1 - C(E - E/G, K) / C(E, K))`` chips hold one
+    or more. By symmetry the token's own chip is among them as often as any other, so
+    ``(G - 1) / G`` of that count are *other* chips: the copies a kernel sends that
+    sends one copy per destination chip (DeepEP's normal kernels, or a reduce before the
+    combine), where the lecture's accounting sends ``K (1 - 1/G)``. With nodes as the
+    groups it counts the nodes a token reaches.
+
+    >>> print(f"{chips_reached(8, 256, 8) * 7 / 8:.2f} other GPUs of an 8-GPU node, not 7")
+    4.63 other GPUs of an 8-GPU node, not 7
+    """
+    K, E, G = _whole("top_k", top_k), _whole("n_experts", n_experts), _whole("n_chips", n_chips)
+    if K > E:
+        raise ValueError(f"top_k must not exceed n_experts ({n_experts!r}); got {top_k!r}")
+    if E % G:
+        raise ValueError(f"n_chips must divide n_experts ({n_experts!r}) evenly; got {n_chips!r}")
+    return G * (1 - math.comb(E - E // G, K) / math.comb(E, K))
 
 
 @dataclasses.dataclass(frozen=True)
