@@ -48,6 +48,37 @@ def test_predictions_by_hand():
     assert r.ratio() == pytest.approx(1408 / r.predicted_max_sequences())
 
 
+def test_published_expert_placement_by_hand():
+    """DeepSeek's EP144 decode: 'each GPU manages 2 routed experts and 1 shared expert', DP144 attention, FP8:
+    the 16.57e9 parameters outside the routed experts (37e9 active less 8 x 58 x 44,040,192, the shared
+    expert among them) plus 2 x 2.554e9 of routed experts, 21.67 GB, not the 16.57 + 653.9 / 144 = 21.11 GB
+    of an even spread. Its EP320 decode: attention TP4, 'each GPU hosts only one expert', the shared experts
+    on 64 GPUs of their own: (16.57e9 - 2.554e9) / 4 + 2.554e9 = 6.06 GB. SGLang's rows publish no placement
+    and keep the even spread."""
+    v3 = models.get("DeepSeek-V3")
+    expert = 3 * 7168 * 2048 * 58
+    assert v3.expert_params == expert
+    always_on = 37e9 - 8 * expert
+    ep144 = memory_runs.RUNS.get("DeepSeek inference overview decode EP144")
+    assert (ep144.routed_experts_per_gpu, ep144.shared_experts_per_gpu) == (2, 1)
+    assert ep144.weights_per_gpu_bytes() == pytest.approx(always_on + 2 * expert, rel=1e-12)
+    assert ep144.weights_per_gpu_bytes() / 1e9 == pytest.approx(21.67, abs=0.01)
+    hbm = 85.520809984e9  # the H100's, standing in for the H800's
+    assert ep144.predicted_max_sequences(layout=True) == pytest.approx(
+        (hbm - always_on - 2 * expert) / (4989 * 70272), rel=1e-9)
+    ep320 = memory_runs.RUNS.get("DeepSeek-V3 report decode EP320")
+    assert ep320.weights_per_gpu_bytes() == pytest.approx((always_on - expert) / 4 + expert, rel=1e-12)
+    sg = memory_runs.RUNS.get("SGLang GB200 decode 2K")
+    assert sg.weights_per_gpu_bytes() == pytest.approx((always_on + v3.routed_params / 48) * 0.5, rel=1e-12)
+
+
+def test_a_split_attention_without_a_placement_is_refused():
+    r = memory_runs.RUNS.get("DeepSeek-V3 report prefill EP32")
+    assert r.attention_tp == 4 and r.shared_experts_per_gpu is None
+    with pytest.raises(ValueError, match="no expert placement"):
+        r.weights_per_gpu_bytes()
+
+
 def test_rows_without_sequences_refuse_a_ratio():
     r = memory_runs.RUNS.get("DeepSeek-V3 report decode EP320")
     with pytest.raises(ValueError, match="no sequences per GPU"):
@@ -58,7 +89,8 @@ def test_rows_without_sequences_refuse_a_ratio():
 
 @pytest.mark.parametrize("field, value, match", [("phase", "training", "phase"), ("ep", 999, "exceeds"),
                                                  ("sequences_basis", "guessed", "sequences_basis"),
-                                                 ("nodes", 0, "nodes"), ("weight_precision", "int3", "precision")])
+                                                 ("nodes", 0, "nodes"), ("weight_precision", "int3", "precision"),
+                                                 ("shared_experts_per_gpu", -1, "shared_experts_per_gpu")])
 def test_bad_fields_are_refused(field, value, match):
     r = memory_runs.RUNS.get("SGLang GB200 decode 2K")
     with pytest.raises(ValueError, match=match):
@@ -72,7 +104,7 @@ def test_a_corrupt_row_names_the_file_and_the_row(tmp_path):
     header, first = text[0], text[1]
     for bad, match in ((first.replace(",4,8,32,4,", ",4,8,many,4,"), "row 2: invalid literal"),
                        (first.replace(",4,8,32,4,", ",4,8,-32,4,"), r"row 2: .*ep must be"),
-                       (",".join(first.split(",")[:5]), "row 2: 20 columns expected")):
+                       (",".join(first.split(",")[:5]), "row 2: 21 columns expected")):
         path = tmp_path / "memory_runs.csv"
         path.write_text("\n".join([header, bad]) + "\n", encoding="utf-8")
         with pytest.raises(ValueError, match=f"memory_runs.csv, {match}"):
