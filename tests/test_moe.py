@@ -248,16 +248,38 @@ def test_anchors_read_and_a_corrupt_row_names_the_file_and_the_row(tmp_path):
 
 def test_pplx_ibgda_anchors_as_published_and_bounded_by_the_fastest_and_slowest_rows():
     """pplx-kernels' one-token IBGDA times (README, '1 token per GPU'): the dispatch from 102.7 us at EP16 to
-    125.9 us at EP128, the combine from 55.4 us (EP32) to 63.2 us (EP128); the 'fastest' and 'slowest' rows
-    bound every IBGDA row, and the dispatch grows 23% for 8x the peers."""
+    125.9 us at EP128, the combine from 55.4 us (EP32) to 63.2 us (EP128), 62.7 us at EP16; the 'fastest' and
+    'slowest' rows bound every IBGDA row, and the dispatch grows 23% for 8x the peers. A DeepSeek-V3 step's
+    58 dispatch + combine pairs at one EP size: 58 x (102.7 + 62.7) us = 9.59 ms at EP16 and
+    58 x (125.9 + 63.2) us = 10.97 ms at EP128 (by hand; the README's EP32 and EP64 pairs, 9.92 and
+    10.42 ms, fall between)."""
     get = moe_data.ANCHORS.get
     d16, d128 = get("pplx IBGDA dispatch EP16 1 tok"), get("pplx IBGDA a2a 1 tok slowest")
     c32, c128 = get("pplx IBGDA a2a 1 tok fastest"), get("pplx IBGDA combine EP128 1 tok")
+    c16 = get("pplx IBGDA combine EP16 1 tok")
     assert (d16.operation, d16.ep, d16.si) == ("dispatch", 16, pytest.approx(102.7e-6))
     assert (d128.operation, d128.ep, d128.si) == ("dispatch", 128, pytest.approx(125.9e-6))
     assert (c32.operation, c32.ep, c32.si) == ("combine", 32, pytest.approx(55.4e-6))
     assert (c128.operation, c128.ep, c128.si) == ("combine", 128, pytest.approx(63.2e-6))
+    assert (c16.operation, c16.ep, c16.si) == ("combine", 16, pytest.approx(62.7e-6))
     ibgda = [a for a in moe_data.ANCHORS if a.kernel == "pplx-kernels IBGDA"]
-    assert len(ibgda) == 4 and all(a.unit == "us" and a.tokens_per_gpu == 1 for a in ibgda)
+    assert len(ibgda) == 5 and all(a.unit == "us" and a.tokens_per_gpu == 1 for a in ibgda)
     assert min(a.value for a in ibgda) == c32.value and max(a.value for a in ibgda) == d128.value
     assert d128.ep / d16.ep == 8 and d128.value / d16.value - 1 == pytest.approx(0.226, abs=1e-3)
+    assert 58 * (d16.si + c16.si) == pytest.approx(9.59e-3, abs=5e-6)
+    assert 58 * (d128.si + c128.si) == pytest.approx(10.97e-3, abs=5e-6)
+
+
+def test_trtllm_gb200_anchors_as_published():
+    """NVIDIA's TensorRT-LLM one-sided NVLink all-to-all on GB200 NVL72 (tech blog 18, ep_size=64 table,
+    BF16 both ways, DeepSeek-V3 profile): dispatch / combine 27.8 / 32.6 us at 1 token per GPU, 28.8 / 37.7
+    at 64 and 41.6 / 44.5 at 128. Per step of 58 pairs, by hand: 3.503, 3.857 and 4.994 ms."""
+    get = moe_data.ANCHORS.get
+    want = {1: (27.8, 32.6, 3.503e-3), 64: (28.8, 37.7, 3.857e-3), 128: (41.6, 44.5, 4.994e-3)}
+    for tok, (d_us, c_us, step_s) in want.items():
+        d = get(f"TRT-LLM NVLinkOneSided dispatch EP64 {tok} tok")
+        c = get(f"TRT-LLM NVLinkOneSided combine EP64 {tok} tok")
+        for a, op, us in ((d, "dispatch", d_us), (c, "combine", c_us)):
+            assert (a.operation, a.ep, a.tokens_per_gpu, a.unit) == (op, 64, tok, "us")
+            assert a.si == pytest.approx(us * 1e-6) and "GB200" in a.system and "BF16" in a.regime
+        assert 58 * (d.si + c.si) == pytest.approx(step_s, abs=1e-6)
