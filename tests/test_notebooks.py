@@ -165,7 +165,7 @@ HIDING = {"hide-input", "hide-output", "hide-cell", "remove-input", "remove-outp
 INPUT_OFF_PAGE = {"hide-input", "remove-input", "hide-cell", "remove-cell"}
 IMPORT = re.compile(r"^\s*(import \w|from \S+ import )", re.M)
 NOT_YET_TAGGED = {"02_moe_layout", "05_overtraining",
-                  "06_api_pricing", "07_crypto_and_nets"}  # drop a chapter from here once its cells carry roles
+                  "07_crypto_and_nets"}  # drop a chapter from here once its cells carry roles
 
 
 def by_role_params():
