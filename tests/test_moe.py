@@ -283,3 +283,63 @@ def test_trtllm_gb200_anchors_as_published():
             assert (a.operation, a.ep, a.tokens_per_gpu, a.unit) == (op, 64, tok, "us")
             assert a.si == pytest.approx(us * 1e-6) and "GB200" in a.system and "BF16" in a.regime
         assert 58 * (d.si + c.si) == pytest.approx(step_s, abs=1e-6)
+
+
+def test_trtllm_tables_as_published_and_their_bandwidths_follow_the_blogs_formula(tmp_path):
+    """Tech blog 18's four GB200 NVL72 tables: 12 rows each (1 to 2,048 tokens per GPU) at ep_size 8, 16, 32
+    and 64. Every printed GB/s is batch x min(ep, 8) x 14,336 B / time within 1% (a transcription check);
+    the one-token dispatches at EP8, 16 and 32 are 18.9, 18.8 and 19.8 us, combines 31.0, 30.8, 31.4 us
+    (the anchor rows' note gives 18.8-19.8 and 30.8-31.4); the EP64 anchor rows agree with the table."""
+    rows = list(moe_data.TRTLLM_A2A)
+    assert len(rows) == 48 and sorted({r.ep for r in rows}) == [8, 16, 32, 64]
+    for r in rows:
+        for us, gbs in ((r.dispatch_us, r.dispatch_gbs), (r.combine_us, r.combine_gbs)):
+            assert r.tokens_per_gpu * min(r.ep, 8) * 14336 / (us * 1e-6) / 1e9 == pytest.approx(gbs, rel=0.01)
+        assert f"ep_size={r.ep} table, batch size {r.tokens_per_gpu}" in r.source
+    one = {r.ep: (r.dispatch_us, r.combine_us) for r in rows if r.tokens_per_gpu == 1}
+    assert one == {8: (18.9, 31.0), 16: (18.8, 30.8), 32: (19.8, 31.4), 64: (27.8, 32.6)}
+    note = moe_data.ANCHORS.get("TRT-LLM NVLinkOneSided dispatch EP64 1 tok").notes
+    assert "dispatch 18.8-19.8 us, combine 30.8-31.4 us" in note and "ep_size = 8, 16 and 32 tables" in note
+    for tok in (1, 64, 128):
+        for op in ("dispatch", "combine"):
+            a = moe_data.ANCHORS.get(f"TRT-LLM NVLinkOneSided {op} EP64 {tok} tok")
+            assert moe_data.trtllm_a2a_s(op, 64, tok) == pytest.approx(a.si)
+    text = (pathlib.Path(moe_data.__file__).parent / "data" / "trtllm_a2a.csv").read_text()
+    path = tmp_path / "trtllm_a2a.csv"
+    path.write_text(text.replace(",27.8,", ",slow,", 1))
+    with pytest.raises(ValueError, match=r"trtllm_a2a\.csv, row 38"):
+        registry.Registry("trtllm_a2a.csv", moe_data._trt_row, "TensorRT-LLM all-to-all row", path=path)
+
+
+def test_trtllm_a2a_reads_between_rows_and_at_the_bytes_of_an_fp8_dispatch():
+    """By hand, linear between the EP64 rows: at 88.5 tokens per GPU a dispatch is 28.8 + 24.5/64 x 12.8 =
+    33.7 us and a combine 37.7 + 24.5/64 x 6.8 = 40.3 us, 58 pairs 4.29 ms. An MXFP8 dispatch (7,392 B a
+    token against 14,336) of n tokens is read at 0.5156 n BF16 tokens: at 64 and 128 tokens 58 x (23.3 +
+    37.7) = 3.54 ms and 58 x (29.2 + 44.5) = 4.27 ms. The rule gives 170.8 us for the blog's measured MXFP8
+    dispatch of 2,048 tokens at EP8, 172.2 us (within 1%). At 1,408 tokens per GPU, 58 pairs: 31.6 ms (EP64,
+    BF16), 24.3 ms (EP64, MXFP8 dispatch), 30.5 / 23.7 ms at EP32."""
+    f = moe_data.trtllm_a2a_s
+    assert f("dispatch", 64, 88.5) == pytest.approx(33.70e-6, abs=5e-9)
+    assert f("combine", 64, 88.5) == pytest.approx(40.30e-6, abs=5e-9)
+    assert f("combine", 64, 88.5, "mxfp8") == f("combine", 64, 88.5)
+    assert f("dispatch", 64, [64, 88.5, 128]) == pytest.approx([28.8e-6, 33.70e-6, 41.6e-6], abs=5e-9)
+    assert 58 * (f("dispatch", 64, 64, "mxfp8") + f("combine", 64, 64)) == pytest.approx(3.54e-3, abs=5e-6)
+    assert 58 * (f("dispatch", 64, 128, "mxfp8") + f("combine", 64, 128)) == pytest.approx(4.27e-3, abs=5e-6)
+    assert f("dispatch", 8, 2048, "MXFP8") == pytest.approx(moe_data.TRTLLM_MXFP8_2048_US * 1e-6, rel=0.01)
+    want = {(64, "bf16"): 31.6e-3, (64, "mxfp8"): 24.3e-3, (32, "bf16"): 30.5e-3, (32, "mxfp8"): 23.7e-3}
+    for (ep, rec), step in want.items():
+        assert 58 * (f("dispatch", ep, 1408, rec) + f("combine", ep, 1408)) == pytest.approx(step, abs=5e-5)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(operation="both", ep=64, tokens_per_gpu=1), "unknown operation 'both'.*Accepted: 'dispatch'"),
+    (dict(operation="dispatch", ep=48, tokens_per_gpu=1), r"ep must be one of .*\[8, 16, 32, 64\]; got 48"),
+    (dict(operation="dispatch", ep=64, tokens_per_gpu=4096), "tokens_per_gpu must give 1 to 2048.*got 4096"),
+    (dict(operation="dispatch", ep=64, tokens_per_gpu=[8, 4096]), r"tokens_per_gpu must give .*got \[8, 4096\]"),
+    (dict(operation="dispatch", ep=64, tokens_per_gpu=1, dispatch="mxfp8"), "tokens_per_gpu.*read as 0.5"),
+    (dict(operation="combine", ep=64, tokens_per_gpu=0), "tokens_per_gpu must be a finite number > 0"),
+    (dict(operation="dispatch", ep=64, tokens_per_gpu=8, dispatch="fp2"), "unknown dispatch 'fp2'.*'mxfp8'"),
+])
+def test_trtllm_a2a_refuses_what_the_tables_do_not_hold(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        moe_data.trtllm_a2a_s(**kwargs)

@@ -17,6 +17,13 @@ Bytes per value (:func:`act_bytes_per_value`)
 back: 1.5). Both phases move the same count of values over the same networks, so the two
 phases at their own bytes take exactly the time of two at the mean.
 
+GB200's measured all-to-all (:func:`trtllm_a2a_s`)
+--------------------------------------------------
+NVIDIA's TensorRT-LLM one-sided NVLink kernels timed on GB200 NVL72 (tech blog 18): one dispatch and one
+combine at 1 to 2,048 tokens per GPU on 8 to 64 GPUs, DeepSeek-V3's shape, BF16 both ways
+(``data/trtllm_a2a.csv``), read between the blog's rows and, for a dispatch in fewer bytes, at the BF16
+token count that carries the same bytes.
+
 Racks (:data:`RACKS`)
 ---------------------
 NVIDIA's scale-up domains in GPU packages and compute dies, with the count each name uses
@@ -24,6 +31,8 @@ NVIDIA's scale-up domains in GPU packages and compute dies, with the count each 
 """
 
 import dataclasses
+
+import numpy as np
 
 from . import _check, hardware, measured, registry
 
@@ -181,3 +190,70 @@ def _anchor_row(r):
 ANCHORS = registry.Registry("moe_a2a_anchors.csv", _anchor_row, "all-to-all anchor")
 """Published all-to-all latencies and bandwidths set beside the chapter's links (pplx-kernels, DeepEP V2,
 Hybrid-EP), with their sources."""
+
+
+TRTLLM_DISPATCH_BYTES = {"bf16": 14336, "mxfp8": 7392, "nvfp4": 4032}
+"""Bytes a DeepSeek-V3 token (hidden 7,168) carries in a TensorRT-LLM dispatch, scales included, by recipe:
+tech blog 18's Post-Quant Dispatch table. MXFP8's 7,392 (a byte a value, a scale byte per 32) equals
+DeepSeek's FP8 with one FP32 scale per 128 values (7,168 + 56 x 4)."""
+TRTLLM_MXFP8_2048_US = 172.2     # us, the blog's measured MXFP8 dispatch at 2,048 tokens per GPU (same table;
+                                 # its BF16 row, 311.8 us, is the ep_size=8 table's)
+
+
+@dataclasses.dataclass(frozen=True)
+class TrtA2ARow:
+    """One row of TensorRT-LLM tech blog 18's GB200 NVL72 tables: the dispatch and the combine of
+    ``tokens_per_gpu`` tokens on ``ep`` GPUs, BF16 both ways, in us and the blog's logical GB/s."""
+
+    key: str
+    ep: int
+    tokens_per_gpu: int
+    dispatch_us: float
+    dispatch_gbs: float
+    combine_us: float
+    combine_gbs: float
+    source: str
+
+    def __post_init__(self):
+        for name in ("ep", "tokens_per_gpu", "dispatch_us", "dispatch_gbs", "combine_us", "combine_gbs"):
+            _check.check_value(name, getattr(self, name), where="TrtA2ARow field")
+        _check.required_text(f"TrtA2ARow {self.key!r}", self, ("source",))
+
+
+def _trt_row(r):
+    return TrtA2ARow(key=r["key"], ep=int(r["ep"]), tokens_per_gpu=int(r["tokens_per_gpu"]),
+                     dispatch_us=float(r["dispatch_us"]), dispatch_gbs=float(r["dispatch_gbs"]),
+                     combine_us=float(r["combine_us"]), combine_gbs=float(r["combine_gbs"]), source=r["sources"])
+
+
+TRTLLM_A2A = registry.Registry("trtllm_a2a.csv", _trt_row, "TensorRT-LLM all-to-all row")
+"""TensorRT-LLM tech blog 18's four GB200 NVL72 tables (ep_size 8, 16, 32, 64; 1 to 2,048 tokens per GPU)."""
+
+
+def trtllm_a2a_s(operation, ep, tokens_per_gpu, dispatch="bf16"):
+    """Seconds of one TensorRT-LLM one-sided NVLink ``operation`` ('dispatch' or 'combine') on ``ep`` GPUs
+    of a GB200 NVL72 (8, 16, 32 or 64: the blog's tables) at ``tokens_per_gpu`` tokens per GPU, read
+    linearly between the blog's rows.
+
+    The kernel moves opaque bytes, so a dispatch in the recipe ``dispatch`` ('bf16', 'mxfp8', 'nvfp4') is
+    read at the BF16 token count carrying the same bytes, ``tokens_per_gpu`` x bytes / 14,336; the combine
+    is BF16 whatever ``dispatch`` says. The token count read must lie in the tables' 1 to 2,048.
+
+    >>> print(f"{trtllm_a2a_s('dispatch', 64, 128) * 1e6:.1f} us; "
+    ...       f"{trtllm_a2a_s('dispatch', 8, 2048, 'mxfp8') * 1e6:.1f} us (measured 172.2)")
+    41.6 us; 170.8 us (measured 172.2)
+    """
+    op = _check.choice("operation", operation, {"dispatch": "dispatch", "combine": "combine"})
+    eps = sorted({r.ep for r in TRTLLM_A2A})
+    if ep not in eps:
+        raise ValueError(f"ep must be one of the blog's EP sizes {eps}; got {ep!r}")
+    n = _check.check_value("tokens_per_gpu", tokens_per_gpu)
+    if op == "dispatch":
+        n *= _check.choice("dispatch", dispatch, TRTLLM_DISPATCH_BYTES) / TRTLLM_DISPATCH_BYTES["bf16"]
+    rows = sorted((r for r in TRTLLM_A2A if r.ep == ep), key=lambda r: r.tokens_per_gpu)
+    lo, hi = rows[0].tokens_per_gpu, rows[-1].tokens_per_gpu
+    if not (np.all(n >= lo) and np.all(n <= hi)):
+        raise ValueError(f"tokens_per_gpu must give {lo} to {hi} BF16 tokens per GPU (the blog's rows); "
+                         f"got {_check.short(tokens_per_gpu)}, read as {_check.short(n)}")
+    us = np.interp(n, [r.tokens_per_gpu for r in rows], [getattr(r, f"{op}_us") for r in rows]) * 1e-6
+    return float(us) if np.ndim(us) == 0 else us
