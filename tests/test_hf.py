@@ -52,7 +52,7 @@ def test_kv_bytes_from_config_equal_registry_and_published(family):
 def test_architecture_fields_equal_registry(family):
     """Layers, heads, widths and expert counts read from config.json equal the registry's."""
     m, reg = load(family), models.get(REGISTRY_NAME[family])
-    for field in ("layers", "attention", "n_kv_heads", "head_dim", "kv_lora_rank", "qk_rope_head_dim",
+    for field in ("layers", "attention", "n_kv_heads", "head_dim", "kv_lora_rank", "qk_rope_head_dim", "q_lora_rank",
                   "full_attention_layers", "hidden_size", "n_q_heads", "routed_experts",
                   "active_routed_experts", "moe_ffn_dim", "dense_ffn_dim", "dense_layers", "vocab",
                   "sliding_window"):

@@ -100,3 +100,13 @@ def test_unknown_attention_is_rejected():
     """attention must be MHA, GQA or MLA."""
     with pytest.raises(ValueError, match="attention"):
         dataclasses.replace(models.get("Mixtral 8x7B"), attention="linear")
+
+
+def test_mla_query_rank_is_the_configs_and_checked():
+    """DeepSeek-V3 and Kimi K2 project queries through a 1,536-wide low rank (q_lora_rank in both config.json
+    files); a GQA model has none. A rank that is not a positive integer fails naming the field."""
+    assert models.get("DeepSeek-V3").q_lora_rank == models.get("Kimi K2").q_lora_rank == 1536
+    assert models.get("Llama 3.1 70B").q_lora_rank is None
+    for bad in (0, 1.5, "1536"):
+        with pytest.raises(ValueError, match="q_lora_rank must be an integer"):
+            dataclasses.replace(models.get("DeepSeek-V3"), q_lora_rank=bad)

@@ -213,6 +213,35 @@ def test_reports_agree_with_their_own_arithmetic():
     assert dec + pre == pytest.approx(v("DeepSeek day mean nodes"), rel=0.005)
 
 
+def test_reported_range_is_the_sources_range_or_the_value():
+    """DeepSeek-V3's MTP acceptance is a range (85% to 90%, section 5.4.3), its 1.8x TPS one number; the day's
+    nodes give only a peak (278), so the average (226.75) is the low end. An unknown key fails naming it."""
+    rng = training_runs.reported_range
+    assert rng("DeepSeek-V3 MTP acceptance") == (0.85, 0.90)
+    assert rng("DeepSeek-V3 MTP TPS speed-up") == (1.8, 1.8)
+    assert rng("DeepSeek day mean nodes") == (226.75, 278)
+    low, high = rng("DeepSeek-V3 MTP acceptance")
+    assert low <= training_runs.reported("DeepSeek-V3 MTP acceptance") <= high
+    with pytest.raises(ValueError, match="unknown training report 'no such run'"):
+        rng("no such run")
+
+
+def test_serving_facts_agree_with_their_own_arithmetic():
+    """FlashMLA's FP8-with-scale layout: 512 FP8 NoPE values + 4 FP32 scales + 64 BF16 RoPE values = 656 B, 80 B
+    more than the dense FP8 cache's 512 + 64 = 576 B a layer of V3's latent. V3's MTP: a verify step emits 1 +
+    acceptance = 1.85-1.90 tokens a sequence, just above the reported 1.8x tokens per second (a verify step costs a
+    little more than a plain one). DeepSeek's dual-batch overlap splits a batch in two."""
+    v = training_runs.reported
+    v3 = models.get("DeepSeek-V3")
+    assert v("FlashMLA FP8 KV bytes per layer") == 512 * 1 + 4 * 4 + 64 * 2 == 656
+    assert v3.kv_bytes_per_layer(1) == v3.kv_lora_rank + v3.qk_rope_head_dim == 576
+    low, high = training_runs.reported_range("DeepSeek-V3 MTP acceptance")
+    assert 1 + low > v("DeepSeek-V3 MTP TPS speed-up") > 1
+    assert 1 + high < 2
+    assert v("DeepSeek micro-batches") == 2
+    assert v("Sardana most tokens per parameter") == 10_000
+
+
 def test_a_corrupt_report_row_names_the_file_and_the_row(tmp_path):
     """Text for a number, an unknown regime, a value outside its range, a short row: each fails naming the file,
     the row and the reason."""

@@ -493,6 +493,7 @@ def from_hf_config(path, *, name=None):
         layers=layers, attention=attention, n_kv_heads=n_kv, head_dim=head_dim,
         kv_lora_rank=c.int("kv_lora_rank") if mla else None,
         qk_rope_head_dim=c.int("qk_rope_head_dim") if mla else None,
+        q_lora_rank=c.int("q_lora_rank", default=None) if mla else None,
         full_attention_layers=full_layers, hidden_size=c.int("hidden_size"), n_q_heads=nq,
         routed_experts=routed, shared_experts=shared, active_routed_experts=top_k,
         source=f"{_shown(file)} (Hugging Face config.json, model_type {c.family!r})", confidence="config",

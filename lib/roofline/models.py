@@ -58,6 +58,7 @@ class Model:
     head_dim: int | None = None    # dims per KV head (MHA/GQA)
     kv_lora_rank: int | None = None      # MLA latent width
     qk_rope_head_dim: int | None = None  # MLA decoupled RoPE key width
+    q_lora_rank: int | None = None       # MLA query low-rank width (None: queries projected at full rank)
     full_attention_layers: int | None = None  # layers whose KV grows with context; the rest use the window
     sliding_window: int | None = None   # tokens a sliding-window layer keeps (gpt-oss: 128)
     hidden_size: int | None = None
@@ -85,9 +86,9 @@ class Model:
             if np.ndim(getattr(self, name)):
                 raise ValueError(f"Model field {name} must be one number, not an array")
         _int_field("layers", self.layers, optional=False)
-        for name in ("n_kv_heads", "head_dim", "kv_lora_rank", "qk_rope_head_dim", "full_attention_layers",
-                     "sliding_window", "hidden_size", "n_q_heads", "routed_experts", "active_routed_experts",
-                     "moe_ffn_dim", "dense_ffn_dim", "vocab", "context_tokens"):
+        for name in ("n_kv_heads", "head_dim", "kv_lora_rank", "qk_rope_head_dim", "q_lora_rank",
+                     "full_attention_layers", "sliding_window", "hidden_size", "n_q_heads", "routed_experts",
+                     "active_routed_experts", "moe_ffn_dim", "dense_ffn_dim", "vocab", "context_tokens"):
             _int_field(name, getattr(self, name))
         for name in ("shared_experts", "dense_layers"):
             _int_field(name, getattr(self, name), minimum=0)
@@ -281,6 +282,7 @@ def _from_row(r):
         active_params=float(r["active_params"]), layers=int(r["layers"]), attention=r["attention"],
         n_kv_heads=n(r["n_kv_heads"], int), head_dim=n(r["head_dim"], int),
         kv_lora_rank=n(r["kv_lora_rank"], int), qk_rope_head_dim=n(r["qk_rope_head_dim"], int),
+        q_lora_rank=n(r["q_lora_rank"], int),
         full_attention_layers=n(r["full_attention_layers"], int), sliding_window=n(r["sliding_window"], int),
         hidden_size=n(r["hidden_size"], int), n_q_heads=n(r["n_q_heads"], int),
         routed_experts=n(r["routed_experts"], int), shared_experts=n(r["shared_experts"], int),

@@ -1,4 +1,5 @@
-"""Published training runs, RL costs, serving volumes, scaling-law fits and the stock of public text (chapter 5).
+"""Published training runs, RL costs, serving volumes and serving facts, scaling-law fits and the stock of public
+text (chapter 5).
 
 One number a row in ``data/training_runs.csv``, each with its source, date and regime, read through
 :class:`roofline.registry.Registry` like the other measurement tables; chapter 5 sets its predictions
@@ -6,6 +7,8 @@ One number a row in ``data/training_runs.csv``, each with its source, date and r
 
 >>> print(f"{reported('DeepSeek-V3 pre-training hours'):.4g} H800-hours")
 2.664e+06 H800-hours
+>>> reported_range("DeepSeek-V3 MTP acceptance")
+(0.85, 0.9)
 """
 
 import dataclasses
@@ -66,3 +69,10 @@ of public text, one number a row, each with its source, date and regime."""
 def reported(key):
     """The value of the :data:`RUNS` row called ``key``."""
     return RUNS.get(key).value
+
+
+def reported_range(key):
+    """``(low, high)`` of the :data:`RUNS` row called ``key``: the range its source gives, each end that it does not
+    give replaced by the row's value (so a single number comes back as ``(value, value)``)."""
+    r = RUNS.get(key)
+    return (r.value if r.low is None else r.low, r.value if r.high is None else r.high)
