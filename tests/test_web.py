@@ -237,3 +237,43 @@ def test_dropdown_of_labelled_values():
     c = web.select("bytes", "bytes/act.", (("FP32 (4 B)", 4), ("BF16 (2 B)", 2)), 2)
     assert (c.options, c.labels, c.value) == ((4, 2), ("FP32 (4 B)", "BF16 (2 B)"), 2)
     assert list(c.as_json()["labels"]) == ["FP32 (4 B)", "BF16 (2 B)"]
+
+
+# -- the page's formatters --------------------------------------------------------------------------
+LIVE_JS = ROOT / "book" / "_static" / "roofline-live.js"
+
+
+def _page_formatters(tmp_path, values):
+    """The page's count and tick labels of ``values``, run in Node with the generated script and the page's."""
+    script = tmp_path / "formats.js"
+    script.write_text("\n".join([
+        "global.window = global; global.document = {readyState: 'complete', querySelectorAll: () => [],",
+        "  documentElement: {}};",
+        "global.getComputedStyle = () => ({getPropertyValue: () => ''});",
+        "global.MutationObserver = class { observe() {} };",
+        COMMITTED.read_text(), LIVE_JS.read_text(),
+        "const f = window.rooflineLive._internals;",
+        f"const xs = {json.dumps(values)};",
+        "console.log(JSON.stringify([xs.map(f.count), xs.map(f.tickValue)]));"]))
+    return json.loads(subprocess.run([NODE, str(script)], capture_output=True, text=True, check=True).stdout)
+
+
+@pytest.mark.skipif(NODE is None, reason="needs Node.js (apt-get install nodejs)")
+def test_page_counts_as_the_library_does(tmp_path):
+    """The page's count (its units generated from the library's) writes every value as roofline.figures.live.count
+    does, character for character: unit boundaries, the roundings to 1,000, ties, and random values; its tick
+    labels never read "0" for a positive value (a log axis's ticks), and write what is below 1 as Python's "g"."""
+    from roofline.figures.live import count
+
+    rng = np.random.default_rng(21)
+    edges = [b * 10.0 ** e * f for e in range(-6, 16) for b in (1, 2, 5) for f in (1, 1 - 1e-12, 1 + 1e-12)]
+    ties = [x / 1000 for x in range(0, 20000, 5)] + [999.5, 999.95, 9.995, 99.95, 999_500.0, 1e12 * 999.5]
+    values = edges + ties + list(10 ** rng.uniform(-5, 15, 3000)) + [0.0, 0.5, 1.0, 160.0, 4096.0, 32768.0, 96e3]
+    counts, ticks = _page_formatters(tmp_path, [float(v) for v in values])
+    bad = [(v, page, count(v)) for v, page in zip(values, counts) if page != count(v)]
+    assert not bad, f"{len(bad)} values differ, e.g. {bad[:5]}"
+    for v, page in zip(values, ticks):
+        number = page.replace(",", "").replace("K", "e3").replace("M", "e6").replace("B", "e9").replace("T", "e12")
+        assert float(number) > 0 or v == 0, f"tick {v}: {page}"
+        if 0 < v < 1:
+            assert page == f"{float(f'{v:.3g}'):g}", f"tick {v}: {page}"

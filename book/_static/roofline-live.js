@@ -7,19 +7,49 @@
  *
  * For tests and the curious, window.rooflineLive[KEY] holds the figure's state (the controls'
  * values), plotted (every plotted array, in the units on the axes) and redraws (milliseconds each
- * redraw took, from a control's event to the new SVG in the page).
+ * redraw took, from a control's event to the new SVG in the page); compute(state) gives what a state
+ * would plot, set(values) moves the controls, link() and csv() what the figure's two buttons share.
  *
  * Once a live figure is drawn, the static PNG of it just above (the chapter's frame at the defaults,
  * in the same section with only text between) is hidden: readers without JavaScript still see it.
+ *
+ * On any screen: where the column is narrower than NARROW_PX (a phone), the panels stack, one SVG unit
+ * to a CSS pixel, so the text keeps its size; the title goes to a caption under the plot. Colours are
+ * the palette below, overridden by the theme's CSS variables (custom.css: the dark theme's), read again
+ * when the reader switches theme. A control that cannot change the figure at the current settings
+ * (its `inert` rules, declared with the control in roofline.web) is disabled, and a note under the
+ * plot says why. The settings go into the page's address (?KEY.NAME=VALUE, a link under the figure),
+ * and loading that address restores them; the plotted arrays download as CSV.
  */
 (function () {
   "use strict";
   const GEN = window.RooflineGenerated;
   const LIVE = (window.rooflineLive = window.rooflineLive || {});
   const SVGNS = "http://www.w3.org/2000/svg";
-  const C = {compute: "#d62728", weights: "#1f77b4", kv: "#2ca02c", memory: "#9467bd", total: "#000000",
-             comm: "#ff7f0e", wall: "#e0e0e0", grey: "#737373", fwd: "#1f77b4", bwd: "#d62728", idle: "#e6e6e6",
-             pre: "#1f77b4", usage: "#ff7f0e", opt: "#2ca02c", equal: "#9467bd"};
+  const NARROW_PX = 560;  // below this column width the panels stack
+  /* The palettes, light theme (matplotlib's colours; "currentColor" is the page's text colour). A theme's CSS may
+   * override any of them: --roofline-live-NAME, --roofline-live-serving-NAME, --roofline-live-revnet-NAME. */
+  const LIGHT = {
+    "": {compute: "#d62728", weights: "#1f77b4", kv: "#2ca02c", memory: "#9467bd", total: "currentColor",
+         comm: "#ff7f0e", wall: "#e0e0e0", grey: "#737373", fwd: "#1f77b4", bwd: "#d62728", idle: "#e6e6e6",
+         pre: "#1f77b4", usage: "#ff7f0e", opt: "#2ca02c", equal: "#9467bd", ink: "currentColor", paper: "#ffffff"},
+    serving: {compute: "#1f77b4", memory: "#ff7f0e", cost: "currentColor", price: "#d62728", wall: "#d9d9d9",
+              grey: "#808080"},
+    revnet: {stored: "#d62728", checkpointed: "#ff7f0e", reversible: "#1f77b4", hbm: "#808080", marks: "#d9d9d9"},
+  };
+  const C = Object.assign({}, LIGHT[""]), SERVING = Object.assign({}, LIGHT.serving);
+  const REVNET = Object.assign({}, LIGHT.revnet);
+
+  /* The palettes as the page's theme has them now. */
+  function readPalettes() {
+    const css = getComputedStyle(document.documentElement);
+    [[C, ""], [SERVING, "serving"], [REVNET, "revnet"]].forEach(([palette, name]) => {
+      for (const k in LIGHT[name]) {
+        const v = css.getPropertyValue(`--roofline-live-${name ? name + "-" : ""}${k}`).trim();
+        palette[k] = v || LIGHT[name][k];
+      }
+    });
+  }
 
   // -- evaluating the generated equations ------------------------------------------------------
   function equation(id) {
@@ -87,8 +117,9 @@
   }
   /* roofline.figures.live.count: a count (tokens, parameters, sequences) in three significant figures with K, M,
    * B or T (160, 4.1K, 32.8K, 1.2M, 100B), the same steps and rounding, so the page and the widget agree. Every
-   * readout, title and tick of a count on the page is written by it. */
-  const UNITS = [[1e12, "T"], [1e9, "B"], [1e6, "M"], [1e3, "K"], [1, ""]];
+   * readout and title of a count on the page is written by it. Its units are the library's (generated);
+   * tests/test_web.py runs this function in Node against the library's on thousands of values. */
+  const UNITS = GEN.formats.count_units;
   function count(x) {
     const trim = (t) => (t.indexOf(".") < 0 ? t : t.replace(/0+$/, "").replace(/\.$/, ""));
     if (!(x >= 1)) return trim(pyFixed(x, 3, true));
@@ -100,8 +131,16 @@
       }
     }
   }
-  const short = count;  // tick labels
-  const pow10 = (t) => `10<tspan dy="-6" font-size="9">${Math.round(Math.log10(t))}</tspan>`;  // tick label
+  /* A tick's value: a count (count) from 1 up, and below 1 three significant figures as Python's format "g"
+   * writes them (0.05, 0.0001, 1e-05), the static figures' labels: never "0" for a positive tick of a log axis. */
+  function tickValue(x) {
+    if (x >= 1 || x <= 0) return count(x);
+    const e = Math.floor(Math.log10(x) + 1e-12);
+    if (e >= -4) return String(+x.toPrecision(3));
+    const m = String(+(x / Math.pow(10, e)).toPrecision(3));
+    return `${m}e-${String(-e).padStart(2, "0")}`;
+  }
+  const pow10 = (t) => `10<tspan dy="-6" font-size="10">${Math.round(Math.log10(t))}</tspan>`;  // tick label
   const pct = (x, d) => (100 * x).toFixed(d) + "%";
   const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
@@ -164,10 +203,10 @@
       if (isFinite(p.y) && isFinite(p.x)) body.push(marker(tx(p.x), ty(p.y), p));
     });
     (o.texts || []).forEach((t) => {
-      body.push(`<text x="${tx(t.x)}" y="${ty(t.y) - (t.above || 0)}" fill="${t.color || "#333"}" font-size="${t.size || 12}">${esc(t.text)}</text>`);
+      body.push(`<text x="${tx(t.x)}" y="${ty(t.y) - (t.above || 0)}" fill="${t.color || C.ink}" font-size="${t.size || 12}">${esc(t.text)}</text>`);
     });
     parts.push(`<g clip-path="url(#${o.id})">${body.join("")}</g>`);
-    parts.push(`<rect x="${X}" y="${Y}" width="${W}" height="${H}" fill="none" stroke="#333" stroke-width="0.8"/>`);
+    parts.push(`<rect x="${X}" y="${Y}" width="${W}" height="${H}" fill="none" stroke="${C.ink}" stroke-width="0.8"/>`);
     const ticks = (lim, log) => {
       if (!log) return niceTicks(lim[0], lim[1], 5);
       const out = [];
@@ -176,21 +215,27 @@
       for (let e = a; e <= b; e += every) out.push(Math.pow(10, e));
       return out;
     };
+    // tick labels carry their axis and scale (class rl-tick, data-axis, data-log) for the tests
+    const log = (on) => (on ? ' data-log="1"' : "");
     (o.xticks || ticks(o.xlim, o.xlog)).forEach((t) => {
       const px = tx(t.v !== undefined ? t.v : t);
-      parts.push(`<line x1="${px}" x2="${px}" y1="${Y + H}" y2="${Y + H + 4}" stroke="#333"/>` +
-                 `<text x="${px}" y="${Y + H + 16}" text-anchor="middle">${tickText(t, o.xfmt)}</text>`);
+      parts.push(`<line x1="${px}" x2="${px}" y1="${Y + H}" y2="${Y + H + 4}" stroke="${C.ink}"/>` +
+                 `<text class="rl-tick" data-axis="x"${log(o.xlog)} x="${px}" y="${Y + H + 16}" text-anchor="middle">` +
+                 `${tickText(t, o.xfmt)}</text>`);
     });
+    let widest = 0;  // the y tick labels' longest, in characters: the y label goes clear of it
     (o.yticks || ticks(o.ylim, o.ylog)).forEach((t) => {
-      const py = ty(t.v !== undefined ? t.v : t);
-      parts.push(`<line x1="${X - 4}" x2="${X}" y1="${py}" y2="${py}" stroke="#333"/>` +
-                 `<text x="${X - 6}" y="${py + 4}" text-anchor="end">${tickText(t, o.yfmt)}</text>`);
+      const py = ty(t.v !== undefined ? t.v : t), text = tickText(t, o.yfmt);
+      widest = Math.max(widest, text.replace(/<[^>]*>/g, "").length);
+      parts.push(`<line x1="${X - 4}" x2="${X}" y1="${py}" y2="${py}" stroke="${C.ink}"/>` +
+                 `<text class="rl-tick" data-axis="y"${log(o.ylog)} x="${X - 6}" y="${py + 4}" text-anchor="end">${text}</text>`);
     });
     parts.push(`<text x="${X + W / 2}" y="${Y + H + 34}" text-anchor="middle">${esc(o.xlabel)}</text>`);
-    parts.push(`<text transform="translate(${X - 44} ${Y + H / 2}) rotate(-90)" text-anchor="middle">${esc(o.ylabel)}</text>`);
+    const ylabelAt = Math.max(10, X - Math.max(44, 18 + 7.5 * widest));  // 7.5 px: a digit at 13 px, and a margin
+    parts.push(`<text transform="translate(${ylabelAt} ${Y + H / 2}) rotate(-90)" text-anchor="middle">${esc(o.ylabel)}</text>`);
     if (o.note) {
       const lines = o.note.split("\n");
-      parts.push(`<rect x="${X + 6}" y="${Y + 5}" width="${o.noteWidth || 230}" height="${lines.length * 15 + 6}" fill="#fff" fill-opacity="0.85"/>`);
+      parts.push(`<rect x="${X + 6}" y="${Y + 5}" width="${o.noteWidth || 230}" height="${lines.length * 15 + 6}" fill="${C.paper}" fill-opacity="0.85"/>`);
       lines.forEach((s, i) => parts.push(`<text x="${X + 10}" y="${Y + 19 + 15 * i}">${esc(s)}</text>`));
     }
     return parts.join("");
@@ -211,12 +256,12 @@
   function tickText(t, fmt) {
     if (t.label) return esc(t.label);
     const v = t.v !== undefined ? t.v : t;
-    return fmt ? fmt(v) : esc(short(v));
+    return fmt ? fmt(v) : esc(tickValue(v));
   }
 
   /* A point: a circle, or p.shape "square" or "triangle" (pointing down), p.r across, p.edge its outline. */
   function marker(x, y, p) {
-    const r = p.r || 3.5, fill = p.color || "#000", edge = p.edge ? ` stroke="${p.edge}" stroke-width="0.8"` : "";
+    const r = p.r || 3.5, fill = p.color || C.ink, edge = p.edge ? ` stroke="${p.edge}" stroke-width="0.8"` : "";
     if (p.shape === "square") {
       return `<rect x="${(x - r).toFixed(2)}" y="${(y - r).toFixed(2)}" width="${2 * r}" height="${2 * r}" fill="${fill}"${edge}/>`;
     }
@@ -241,30 +286,38 @@
 
   // -- controls --------------------------------------------------------------------------------
   /* A slider's readout: a log slider's value as count() writes it (50M tokens/s, 100B parameters, 16.4K), a whole
-   * number with thousands separated (8,192), any other to three figures (1/3 as 0.333). A control with `at_least`
-   * shows the value used, the larger of its own and the other control's. */
-  function formatControl(c, v, state) {
+   * number with thousands separated (8,192), any other to three figures (1/3 as 0.333). */
+  function formatControl(c, v) {
     if (c.kind !== "range") return String(v);
-    if (c.at_least && state && state[c.at_least] > v) return `${count(state[c.at_least])} (= ${c.floorLabel})`;
     if (c.log) return count(v);
     return Number.isInteger(v) ? whole(v) : String(+v.toPrecision(3));
   }
 
-  /* The controls of spec `spec`, as labelled native inputs; `changed(name)` after each move. */
-  function buildControls(root, key, spec, state, changed) {
+  /* Why control `c` cannot change the figure at state `s`, or null: the note of its first `inert` rule that
+   * holds. A rule holds where any of its `when` alternatives does, an alternative being [control, values] pairs
+   * that all hold ({name} in the note is that control's value). */
+  function inertNote(c, s) {
+    for (const rule of c.inert || []) {
+      if (rule.when.some((alt) => alt.every(([name, values]) => values.indexOf(s[name]) >= 0))) {
+        return fill(rule.note, s);
+      }
+    }
+    return null;
+  }
+
+  /* The controls of spec `spec`, as labelled native inputs; `changed(name)` after each move. Returns
+   * {form, show(): every input and readout to the state, inert(): disables the controls that cannot change the
+   * figure now and returns their notes}. */
+  function buildControls(key, spec, state, changed) {
     const form = document.createElement("form");
     form.className = "roofline-live-controls";
     form.addEventListener("submit", (e) => e.preventDefault());
-    const shows = {};
-    const moved = (name) => {  // readouts that depend on the control moved
-      spec.controls.forEach((d) => { if (d.at_least === name) shows[d.name](); });
-      changed(name);
-    };
+    const shows = [], inputs = {};
     spec.controls.forEach((c) => {
       const id = `roofline-${key}-${c.name}`;
-      if (c.at_least) c.floorLabel = spec.controls.find((d) => d.name === c.at_least).label;
       const label = document.createElement("label");
       label.htmlFor = id;
+      label.className = `roofline-live-${c.kind}`;
       const text = document.createElement("span");
       text.textContent = c.label;
       label.appendChild(text);
@@ -277,13 +330,14 @@
           opt.textContent = c.labels ? c.labels[i] : String(o);
           input.appendChild(opt);
         });
-        input.value = String(state[c.name]);
-        input.addEventListener("change", () => { state[c.name] = c.options[input.selectedIndex]; moved(c.name); });
+        shows.push(() => { input.value = String(state[c.name]); });
+        input.addEventListener("change", () => { state[c.name] = c.options[input.selectedIndex]; changed(c.name); });
+        label.appendChild(input);
       } else if (c.kind === "check") {
         input = document.createElement("input");
         input.type = "checkbox";
-        input.checked = state[c.name];
-        input.addEventListener("change", () => { state[c.name] = input.checked; moved(c.name); });
+        shows.push(() => { input.checked = state[c.name]; });
+        input.addEventListener("change", () => { state[c.name] = input.checked; changed(c.name); });
         label.insertBefore(input, text);
       } else {
         input = document.createElement("input");
@@ -291,25 +345,99 @@
         input.min = 0;
         input.max = c.grid.length - 1;
         input.step = 1;
-        input.value = c.grid.indexOf(state[c.name]);
         const out = document.createElement("output");
         out.htmlFor = id;
-        const show = (shows[c.name] = () => {
-          out.textContent = formatControl(c, state[c.name], state);
+        // as wide as its widest readout, so that moving the slider never reflows the controls (nor moves the plot)
+        out.style.minWidth = `${Math.max(...c.grid.map((v) => formatControl(c, v).length))}ch`;
+        const show = () => {
+          out.textContent = formatControl(c, state[c.name]);
           input.setAttribute("aria-valuetext", out.textContent);
-        });
-        show();
-        input.addEventListener("input", () => { state[c.name] = c.grid[+input.value]; show(); moved(c.name); });
+        };
+        shows.push(() => { input.value = c.grid.indexOf(state[c.name]); show(); });
+        input.addEventListener("input", () => { state[c.name] = c.grid[+input.value]; show(); changed(c.name); });
         label.appendChild(input);
         label.appendChild(out);
       }
       input.id = id;
       input.name = c.name;
-      if (c.kind === "select") label.appendChild(input);
+      inputs[c.name] = input;
       form.appendChild(label);
     });
-    root.appendChild(form);
-    return form;
+    const show = () => shows.forEach((f) => f());
+    show();
+    const inert = () => {
+      const notes = [];
+      spec.controls.forEach((c) => {
+        if (!c.inert) return;
+        const note = inertNote(c, state), input = inputs[c.name];
+        input.disabled = note !== null;
+        input.closest("label").classList.toggle("roofline-live-inert", note !== null);
+        input.title = note || "";
+        if (note !== null) notes.push([c.label, note]);
+      });
+      return notes;
+    };
+    return {form: form, show: show, inert: inert, inputs: inputs};
+  }
+
+  /* A control's value from the text of a shared link (null if it is not one of the control's values). */
+  function parseValue(c, text) {
+    if (c.kind === "check") return text === "1" || text === "true" ? true : text === "0" || text === "false" ? false : null;
+    const values = c.kind === "select" ? c.options : c.grid;
+    const at = values.map(String).indexOf(text);
+    return at >= 0 ? values[at] : null;
+  }
+
+  const valueText = (c, v) => (c.kind === "check" ? (v ? "1" : "0") : String(v));
+
+  /* The plotted values as CSV: a column for each setting (setting.NAME) and for each array or number plotted, named
+   * by its path (latency.compute, panels.0.series.kv; an array of records, such as a timeline's operations, a
+   * column per field: ops.start), a row for each index; numbers as JavaScript writes them, exactly (Infinity, NaN),
+   * a missing value (null) and the cells past a column's end empty. */
+  function csvOf(state, plotted) {
+    const columns = [];
+    for (const k in state) columns.push(["setting." + k, [state[k]]]);
+    const scalar = (v) => v === null || typeof v !== "object";
+    const walk = (path, v) => {
+      if (scalar(v)) columns.push([path, [v]]);
+      else if (Array.isArray(v) && v.every(scalar)) columns.push([path, v]);
+      else if (Array.isArray(v) && v.length && v.every((r) => r && !Array.isArray(r) && typeof r === "object" &&
+                                                          Object.values(r).every(scalar))) {
+        Object.keys(v[0]).forEach((f) => columns.push([`${path}.${f}`, v.map((r) => r[f])]));
+      } else if (Array.isArray(v)) v.forEach((x, i) => walk(`${path}.${i}`, x));
+      else for (const k in v) walk(path ? `${path}.${k}` : k, v[k]);
+    };
+    walk("", plotted);
+    const cell = (v) => {
+      if (v === null || v === undefined) return "";
+      const t = String(v);
+      return /[",\n\r]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t;
+    };
+    const rows = Math.max(...columns.map(([, v]) => v.length));
+    const lines = [columns.map(([name]) => cell(name)).join(",")];
+    for (let i = 0; i < rows; i++) lines.push(columns.map(([, v]) => cell(i < v.length ? v[i] : null)).join(","));
+    return lines.join("\r\n") + "\r\n";
+  }
+
+  // -- where the panels go -------------------------------------------------------------------
+  /* The figure's geometry for the column's width `g` ({narrow, width}): wide, its own layout (`boxes`, one
+   * [x, y, w, h] a panel, in a 760 x `height` view box, its title on top); narrow, the panels stacked at the
+   * column's width, one unit a CSS pixel, the title in the caption under the plot. */
+  function layout(g, boxes, height) {
+    if (!g.narrow) return {narrow: false, width: 760, height: height, boxes: boxes};
+    const left = 80, right = 22, h = 250, gap = 56, top = 10;
+    const stacked = boxes.map((_, i) => [left, top + i * (h + gap), Math.max(120, g.width - left - right), h]);
+    return {narrow: true, width: g.width, height: top + boxes.length * (h + gap) - 10, boxes: stacked};
+  }
+
+  /* What a draw function returns: the SVG markup in the layout `lay`, with the title (lines) on top where the
+   * layout is wide, under the plot where it is narrow (with any note of a panel). */
+  function drawn(lay, title, markup, notes) {
+    const lines = title ? title.split("\n") : [];
+    const top = lay.narrow ? "" : lines.map((line, i) =>
+      `<text x="380" y="${14 + 16 * i}" text-anchor="middle">${esc(line)}</text>`).join("");
+    const caption = lay.narrow ? lines.concat(notes || []).join("\n") : "";
+    return {svg: top + markup, width: lay.width, height: lay.height, caption: caption};
   }
 
   // -- chapter 1: step time and cost per token against batch -----------------------------------
@@ -359,6 +487,7 @@
     out.regime = at.compute[0] >= at.weights[0] + at.kv[0] ? "compute-bound"
       : (at.weights[0] >= at.kv[0] ? "weight-bound" : "KV-bound");
     const fits = b <= out.wall ? "KV fits" : `KV does NOT fit (max B ${count(out.wall)})`;
+    out.marker = b;
     out.label = `${s.model}\n${v.n_chips} x ${s.chip}, ${v.precision}\nB = ${count(b)}, L = ${count(L)}\n${out.regime}; ${fits}`;
     return out;
   }
@@ -369,11 +498,12 @@
     return [lo, hi];
   }
 
-  function drawDecode(spec, s, p) {
+  function drawDecode(spec, s, p, g) {
     const x = p.batch, xlim = [x[0], x[x.length - 1]];
     const wallFrom = Math.min(Math.max(p.wall, xlim[0]), xlim[1]);
-    const panels = [["latency", "time per decode step (ms)", 62], ["cost", "cost (USD per million tokens)", 432]];
-    return panels.map(([k, ylabel, left], i) => {
+    const lay = layout(g, [[62, 12, 280, 250], [432, 12, 280, 250]], 320);
+    const panels = [["latency", "time per decode step (ms)"], ["cost", "cost (USD per million tokens)"]];
+    return drawn(lay, "", panels.map(([k, ylabel], i) => {
       const y = p[k];
       const shown = [y.compute, y.weights, y.kv, y.memory, y.step].concat(k === "cost" ? [p.floor] : [])
         .concat(p.refined ? [p.refined[k].weights, p.refined[k].step] : []);
@@ -390,12 +520,12 @@
         lines.push({x, y: p.refined[k].step, color: C.grey, width: 2.5, dash: "8 3 2 3"});
         lines.push({x, y: p.refined[k].weights, color: C.weights, width: 2, dash: "2 2"});
       }
-      return panel({id: `rl-decode-${i}`, box: [left, 12, 280, 250], xlog: true, ylog: true, xlim, ylim,
+      return panel({id: `rl-decode-${i}`, box: lay.boxes[i], xlog: true, ylog: true, xlim, ylim,
                     xlabel: "batch size (sequences)", ylabel, spans: [{x0: wallFrom, x1: xlim[1], color: C.wall}], lines,
-                    vlines: [{x: s.batch, color: C.grey}],
+                    vlines: [{x: p.marker, color: C.grey}],
                     points: p.balance ? [{x: p.balance.batch, y: p.balance[k]}] : [],
-                    note: i === 0 ? p.label : null, noteWidth: 250});
-    }).join("");
+                    note: i === 0 && !lay.narrow ? p.label : null, noteWidth: 250});
+    }).join(""), [p.label]);
   }
 
   // -- chapter 2: the step with the all-to-all ------------------------------------------------
@@ -422,7 +552,7 @@
     const ms = (t) => Object.fromEntries(Object.entries(t).map(([k, a]) => [k, scale(a, D.ms)]));
     const x = D.batch, b = s.batch;
     const out = {batch: x, parts: ms(parts(x)), wall: evaluate("decode.max_batch_n", v), n_chips: v.n_chips,
-                 n_racks: v.n_racks, hop_latency: v.hop_latency};
+                 n_racks: v.n_racks, hop_latency: v.hop_latency, marker: b};
     const at = ms(parts([b]));
     const three = {compute: at.compute[0], memory: at.memory[0], communication: at.comm[0]};
     out.regime = Object.keys(three).reduce((a, k) => (three[k] > three[a] ? k : a));
@@ -434,20 +564,21 @@
     return out;
   }
 
-  function drawMoe(spec, s, p) {
+  function drawMoe(spec, s, p, g) {
     const x = p.batch, xlim = [x[0], x[x.length - 1]], y = p.parts;
     const [, top0] = decadeRange([y.step, y.comm]);
     const [low0] = decadeRange([y.step, y.comm]);
     const top = top0 * 3, low = Math.max(low0 / 30, top / 1e6);
     const wallFrom = Math.min(Math.max(p.wall, xlim[0]), xlim[1]);
-    return panel({id: "rl-moe", box: [72, 12, 620, 270], xlog: true, ylog: true, xlim, ylim: decadeLimits(low, top),
+    const lay = layout(g, [[72, 12, 620, 270]], 330);
+    return drawn(lay, "", panel({id: "rl-moe", box: lay.boxes[0], xlog: true, ylog: true, xlim, ylim: decadeLimits(low, top),
                   xlabel: "batch size (sequences)", ylabel: "time per decode step (ms)",
                   spans: [{x0: wallFrom, x1: xlim[1], color: C.wall}],
                   lines: [{x, y: y.compute, color: C.compute}, {x, y: y.weights, color: C.weights}, {x, y: y.kv, color: C.kv},
                           {x, y: y.memory, color: C.memory, dash: "5 3"}, {x, y: y.comm, color: C.comm, width: 1.5},
                           {x, y: y.hidden, color: C.grey, width: 2, dash: "8 3 2 3"},
                           {x, y: y.step, color: C.total, width: 3, opacity: 0.8}],
-                  vlines: [{x: s.batch, color: C.grey}], note: p.label, noteWidth: 330});
+                  vlines: [{x: p.marker, color: C.grey}], note: lay.narrow ? null : p.label, noteWidth: 330}), [p.label]);
   }
 
   // -- chapter 3: pipeline timelines ---------------------------------------------------------
@@ -514,19 +645,20 @@
     return out;
   }
 
-  function drawPipeline(spec, s, p) {
+  function drawPipeline(spec, s, p, g) {
     const P = s.stages, span = Math.max(...p.ops.map((o) => o.end));
     const rects = [];
     for (let st = 0; st < P; st++) rects.push({x0: 0, x1: span, y0: st - 0.4, y1: st + 0.4, color: C.idle});
     p.ops.forEach((o) => rects.push({x0: o.start, x1: o.end, y0: o.stage - 0.4, y1: o.stage + 0.4,
-                                     color: o.kind === "F" ? C.fwd : C.bwd, edge: "#fff"}));
+                                     color: o.kind === "F" ? C.fwd : C.bwd, edge: C.paper}));
     const yticks = [];
     const every = Math.max(1, Math.ceil(P / 12));
     for (let st = 0; st < P; st += every) yticks.push({v: st, label: `rack ${st}`});
-    return `<text x="380" y="14" text-anchor="middle">${esc(p.label)}</text>` +
-      panel({id: "rl-pipeline", box: [84, 26, 610, 230], xlim: [0, span], ylim: [-0.6, P - 0.4], rects,
-             yticks, xticks: niceTicks(0, span, 8).filter((t) => Number.isInteger(t)).map((t) => ({v: t, label: String(t)})),
-             xlabel: "time (forward passes)", ylabel: ""});
+    const lay = layout(g, [[84, 26, 610, 230]], 300);
+    return drawn(lay, p.label,
+      panel({id: "rl-pipeline", box: lay.boxes[0], xlim: [0, span], ylim: [-0.6, P - 0.4], rects, yticks,
+             xticks: niceTicks(0, span, lay.narrow ? 5 : 8).filter((t) => Number.isInteger(t)).map((t) => ({v: t, label: String(t)})),
+             xlabel: "time (forward passes)", ylabel: ""}));
   }
 
   // -- chapter 5: the costs of one quality against pre-training tokens; over-training against traffic ---
@@ -631,12 +763,11 @@
     return {left: left, right: right, title: title, label: title, comparison: cmp, tokens_inf: dInf, tokens_rl: dRl};
   }
 
-  function drawTraining(spec, s, p) {
+  function drawTraining(spec, s, p, g) {
     const L = p.left, R = p.right, x = L.tokens;
-    const titles = p.title.split("\n").map((line, i) =>
-      `<text x="380" y="${14 + 16 * i}" text-anchor="middle">${esc(line)}</text>`).join("");
-    const edge = "#000";
-    const costs = panel({id: "rl-training-0", box: [72, 46, 280, 222], xlog: true, ylog: true, xlim: L.xlim, ylim: L.ylim,
+    const lay = layout(g, [[72, 46, 280, 222], [452, 46, 288, 222]], 318);
+    const edge = C.ink;
+    const costs = panel({id: "rl-training-0", box: lay.boxes[0], xlog: true, ylog: true, xlim: L.xlim, ylim: L.ylim,
                          xlabel: "pre-training tokens D_pre", ylabel: "cost (training-FLOP equivalents)",
                          xfmt: pow10, yfmt: pow10,
                          lines: [{x, y: L.pre, color: C.pre, width: 1.5}, {x, y: L.usage, color: C.usage, width: 1.5},
@@ -645,7 +776,7 @@
                                   {x: L.equal[0], y: L.equal[1], shape: "square", color: C.equal, edge, r: 4},
                                   {x: L.best[0], y: L.best[1], color: C.opt, edge, r: 4.5}]});
     const tx = R.traffic;
-    const factors = panel({id: "rl-training-1", box: [452, 46, 288, 222], xlog: true, ylog: true, xlim: R.xlim, ylim: R.ylim,
+    const factors = panel({id: "rl-training-1", box: lay.boxes[1], xlog: true, ylog: true, xlim: R.xlim, ylim: R.ylim,
                            xlabel: "traffic per model (tokens/s)", ylabel: "over-training factor",
                            lines: [{x: tx, y: R.heuristic, color: C.equal, width: 1.5},
                                    {x: tx, y: R.rule, color: C.total, width: 1.5, dash: "1.5 2.5"},
@@ -655,7 +786,7 @@
                            texts: [{x: 1.3e6, y: 1, above: 3, text: "Chinchilla-optimal", color: C.grey, size: 11}],
                            points: [{x: R.marker, y: R.dots[0], color: C.equal, edge, r: 4},
                                     {x: R.marker, y: R.dots[1], color: C.opt, edge, r: 4}]});
-    return titles + costs + factors;
+    return drawn(lay, p.title, costs + factors);
   }
 
   // -- chapter 6: cost per token against context under a two-tier price; against pass length ----------
@@ -714,23 +845,19 @@
     return {left: left, right: right, marker: s.context / 1e3, gap: gap, title: title, label: title};
   }
 
-  const SERVING = {compute: "#1f77b4", memory: "#ff7f0e", cost: "#000000", price: "#d62728", wall: "#d9d9d9", grey: "#808080"};
-
-  function drawServing(spec, s, p) {
+  function drawServing(spec, s, p, g) {
     const L = p.left, R = p.right, K = SERVING;
-    const titles = p.title.split("\n").map((line, i) =>
-      `<text x="380" y="${14 + 16 * i}" text-anchor="middle">${esc(line)}</text>`).join("");
-    const usd = count;
-    const costs = panel({id: "rl-serving-0", box: [72, 46, 280, 222], xlim: [0, L.xmax], ylim: L.ylim,
+    const lay = layout(g, [[72, 46, 280, 222], [452, 46, 288, 222]], 318);
+    const costs = panel({id: "rl-serving-0", box: lay.boxes[0], xlim: [0, L.xmax], ylim: L.ylim,
                          xlabel: "context (thousand tokens)", ylabel: "USD per million output tokens",
-                         yticks: niceTicks(L.ylim[0], L.ylim[1], 5).map((t) => ({v: t, label: usd(t)})),
+                         yticks: niceTicks(L.ylim[0], L.ylim[1], 5).map((t) => ({v: t, label: tickValue(t)})),
                          spans: [{x0: L.wall, x1: L.xmax, color: K.wall}],
                          lines: [{x: L.x, y: L.memory, color: K.memory, width: 1.5},
                                  {x: L.x, y: L.cost, color: K.cost, width: 2},
                                  {x: L.x, y: L.price, color: K.price, width: 1.5, dash: "5 3", step: "post"},
                                  {x: L.x, y: L.compute, color: K.compute, width: 1.5}],
                          vlines: [{x: p.marker, color: K.grey, dash: "1.5 2.5"}]});
-    const passes = panel({id: "rl-serving-1", box: [452, 46, 288, 222], xlog: true, ylog: true,
+    const passes = panel({id: "rl-serving-1", box: lay.boxes[1], xlog: true, ylog: true,
                           xlim: [R.x[0], R.x[R.x.length - 1]], ylim: R.ylim,
                           xlabel: "pass length (tokens per sequence)", ylabel: "USD per million tokens",
                           xfmt: pow10, yfmt: pow10,
@@ -738,7 +865,7 @@
                                   {x: R.x, y: R.cost, color: K.cost, width: 2},
                                   {x: R.x, y: R.compute, color: K.compute, width: 1.5}],
                           points: [{x: 1, y: R.dot, color: K.cost, r: 3.5}]});
-    return titles + costs + passes;
+    return drawn(lay, p.title, costs + passes);
   }
 
   // -- chapter 7: activations held over a training step, stored, checkpointed and reversible -------------
@@ -823,17 +950,16 @@
     return out;
   }
 
-  const REVNET = {stored: "#d62728", checkpointed: "#ff7f0e", reversible: "#1f77b4", hbm: "#808080", marks: "#d9d9d9"};
-
-  function drawRevnet(spec, s, p) {
+  function drawRevnet(spec, s, p, g) {
     const ticks = niceTicks(0, 1.4, 7).map((t) => ({v: t, label: String(+t.toPrecision(6))}));
-    return `<text x="380" y="14" text-anchor="middle">${esc(p.title)}</text>` +
-      panel({id: "rl-revnet", box: [72, 30, 660, 230], xlim: [0, 1.4], ylim: p.ylim, ylog: true, xticks: ticks,
-             yticks: logTicks(p.ylim[0], p.ylim[1]).map((t) => ({v: t, label: count(t)})),
+    const lay = layout(g, [[72, 30, 660, 230]], 310);
+    return drawn(lay, p.title,
+      panel({id: "rl-revnet", box: lay.boxes[0], xlim: [0, 1.4], ylim: p.ylim, ylog: true, xticks: ticks,
+             yticks: logTicks(p.ylim[0], p.ylim[1]).map((t) => ({v: t, label: tickValue(t)})),
              xlabel: "time (share of the stored step)", ylabel: "activations held (GB)",
              vlines: [{x: 1, color: REVNET.marks, dash: "", width: 0.8}, {x: 4 / 3, color: REVNET.marks, dash: "", width: 0.8}],
              hlines: [{y: p.hbm, color: REVNET.hbm, width: 1}],
-             lines: spec.data.kinds.map((k) => ({x: p.t[k], y: p.gb[k], color: REVNET[k], width: 1.5, step: "pre", floor: true}))});
+             lines: spec.data.kinds.map((k) => ({x: p.t[k], y: p.gb[k], color: REVNET[k], width: 1.5, step: "pre", floor: true}))}));
   }
 
   // -- a figure described by its spec alone (roofline.web.Plot): chapter 4, and any chapter like it ---
@@ -886,9 +1012,10 @@
     return {panels: panels, scalars: scalars, label: fill(P.label, Object.assign({}, s, scalars))};
   }
 
-  function drawCurves(spec, s, p) {
+  function drawCurves(spec, s, p, g) {
     const P = spec.plot, n = P.panels.length, width = (760 - 62) / n;
-    return `<text x="380" y="14" text-anchor="middle">${esc(p.label)}</text>` + P.panels.map((panel, i) => {
+    const lay = layout(g, P.panels.map((_, i) => [62 + i * width, 26, width - 100, 230]), 300);
+    return drawn(lay, p.label, P.panels.map((panel, i) => {
       const got = p.panels[i], x = got.x;
       const ys = Object.values(got.series).concat(got.hline !== undefined ? [[got.hline]] : []);
       const flat = [].concat(...ys).filter((y) => isFinite(y) && (!panel.ylog || y > 0));
@@ -902,8 +1029,8 @@
       if (got.dot) points.push({x: got.dot.x, y: got.dot.y, r: 4});
       const ticks = panel.xlog ? undefined
         : niceTicks(x[0], x[x.length - 1], 6).filter((t) => t >= x[0]).map((t) => ({v: t, label: String(t)}));
-      return panel_svg(i, panel, got, {box: [62 + i * width, 26, width - 100, 230], xlim, ylim, lines, points, xticks: ticks});
-    }).join("");
+      return panel_svg(i, panel, got, {box: lay.boxes[i], xlim, ylim, lines, points, xticks: ticks});
+    }).join(""));
   }
 
   function panel_svg(i, spec, got, o) {
@@ -929,36 +1056,36 @@
 
   // -- the figures -----------------------------------------------------------------------------
   const FIGURES = {
-    decode: {compute: decode, draw: drawDecode, height: 320,
+    decode: {compute: decode, draw: drawDecode,
              key: () => legend([["compute", C.compute], ["weight fetch", C.weights], ["KV fetch", C.kv],
                                 ["weight + KV", C.memory, {dash: "5 3"}], ["total", C.total, {width: 3}],
                                 ["slow-mode floor (cost)", C.grey, {width: 6, opacity: 0.3}],
                                 ["KV cache does not fit", C.wall, {width: 8}], ["batch B", C.grey, {dash: "2 2"}],
                                 ["total, experts touched + attention FLOPs (option)", C.grey, {dash: "8 3 2 3"}],
                                 ["weight fetch, experts touched (option)", C.weights, {dash: "2 2"}]])},
-    moe: {compute: moe, draw: drawMoe, height: 330,
+    moe: {compute: moe, draw: drawMoe,
           key: () => legend([["compute", C.compute], ["weight fetch", C.weights], ["KV fetch", C.kv],
                              ["weight + KV fetch", C.memory, {dash: "5 3"}], ["all-to-all", C.comm],
                              ["step, all-to-all hidden", C.grey, {dash: "8 3 2 3"}],
                              ["step, all-to-all added", C.total, {width: 3}], ["KV cache does not fit", C.wall, {width: 8}],
                              ["batch B", C.grey, {dash: "2 2"}]])},
-    pipeline: {compute: pipelineFigure, draw: drawPipeline, height: 300,
+    pipeline: {compute: pipelineFigure, draw: drawPipeline,
                key: () => legend([["forward", C.fwd, {width: 8}], ["backward", C.bwd, {width: 8}], ["idle (bubble)", C.idle, {width: 8}]])},
-    training: {compute: trainingFigure, draw: drawTraining, height: 318,
+    training: {compute: trainingFigure, draw: drawTraining,
                key: () => legend([["pre-training 6ND", C.pre], ["serving 2N D_inf/η", C.usage], ["total", C.total],
-                                  ["Chinchilla-optimal", C.pre, {line: false, marker: {shape: "triangle", color: C.pre, edge: "#000"}}],
-                                  ["equal costs (lecture)", C.equal, {line: false, marker: {shape: "square", color: C.equal, edge: "#000"}}],
-                                  ["minimum", C.opt, {line: false, marker: {color: C.opt, edge: "#000"}}],
+                                  ["Chinchilla-optimal", C.pre, {line: false, marker: {shape: "triangle", color: C.pre, edge: C.ink}}],
+                                  ["equal costs (lecture)", C.equal, {line: false, marker: {shape: "square", color: C.equal, edge: C.ink}}],
+                                  ["minimum", C.opt, {line: false, marker: {color: C.opt, edge: C.ink}}],
                                   ["equal costs, vs rule of 20", C.total, {dash: "1.5 2.5"}],
                                   ["equal costs, vs the law", C.equal], ["minimum, vs the law", C.opt, {width: 2}],
                                   ["traffic", C.grey, {dash: "2 2"}]])},
-    serving: {compute: servingFigure, draw: drawServing, height: 318,
+    serving: {compute: servingFigure, draw: drawServing,
               key: () => legend([["compute", SERVING.compute], ["memory (weights + KV)", SERVING.memory],
                                  ["cost (the max)", SERVING.cost], ["two-tier price", SERVING.price, {dash: "5 3"}],
                                  ["cache does not fit", SERVING.wall, {width: 8}],
                                  ["context of the right panel", SERVING.grey, {dash: "1.5 2.5"}],
                                  ["decode (one token per pass)", SERVING.cost, {line: false, marker: {color: SERVING.cost}}]])},
-    revnet: {compute: revnetFigure, draw: drawRevnet, height: 310,
+    revnet: {compute: revnetFigure, draw: drawRevnet,
              key: (spec) => legend(spec.data.kinds.map((k, i) => [spec.data.labels[i], REVNET[k]])
                                    .concat([[spec.data.hbm_label, REVNET.hbm, {dash: "5 3"}]]))},
   };
@@ -983,47 +1110,140 @@
     return null;
   }
 
+  /* The column's width as a figure's layout needs it: narrow below NARROW_PX (the SVG's own width, in CSS px). */
+  function geometry(svg) {
+    const width = svg.getBoundingClientRect().width;
+    return {narrow: width > 0 && width < NARROW_PX, width: width};
+  }
+
+  /* The settings a shared link gives figure `key` (?KEY.NAME=VALUE), those that are values of its controls. */
+  function linkedSettings(key, spec) {
+    const params = new URLSearchParams(window.location.search), out = {};
+    spec.controls.forEach((c) => {
+      const text = params.get(`${key}.${c.name}`);
+      const v = text === null ? null : parseValue(c, text);
+      if (v !== null) out[c.name] = v;
+    });
+    return out;
+  }
+
+  /* The page's address with figure `key`'s settings in its query (other parameters kept). */
+  function addressWith(key, spec, state) {
+    const params = new URLSearchParams(window.location.search);
+    spec.controls.forEach((c) => params.set(`${key}.${c.name}`, valueText(c, state[c.name])));
+    return window.location.pathname + "?" + params.toString();
+  }
+
+  const mounted = [];  // {redraw, legend} of every figure drawn, for a change of theme
+
   function mount(root) {
     const key = root.dataset.figure, spec = GEN.figures[key];
-    const fig = spec && spec.plot ? {compute: curves, draw: drawCurves, height: 300, key: () => curvesKey(spec)}
-                                  : FIGURES[key];
+    const fig = spec && spec.plot ? {compute: curves, draw: drawCurves, key: () => curvesKey(spec)} : FIGURES[key];
     if (!spec || !fig) {
       root.textContent = `(no live figure named ${key})`;
       return;
     }
     const state = {};
     spec.controls.forEach((c) => { state[c.name] = c.value; });
+    Object.assign(state, linkedSettings(key, spec));
     root.innerHTML = "";
     root.classList.add("roofline-live-ready");
+    if (!root.id) root.id = `roofline-live-${key}`;
     const heading = document.createElement("p");
     heading.className = "roofline-live-heading";
     heading.textContent = "Live on this page (no kernel needed): " + spec.caption;
     root.appendChild(heading);
-    const entry = (LIVE[key] = {state: state, plotted: null, redraws: [], spec: spec});
     const svg = document.createElementNS(SVGNS, "svg");
-    svg.setAttribute("viewBox", `0 0 760 ${fig.height}`);
     svg.setAttribute("class", "roofline-live-plot");
     svg.setAttribute("role", "img");
+    const caption = document.createElement("p");
+    caption.className = "roofline-live-caption";
+    const notes = document.createElement("p");
+    notes.className = "roofline-live-notes";
+    notes.id = `${root.id}-notes`;
+    notes.setAttribute("aria-live", "polite");
     const keyBox = document.createElement("div");
     keyBox.className = "roofline-live-legend";
-    keyBox.innerHTML = fig.key(spec);
+    const tools = document.createElement("p");
+    tools.className = "roofline-live-tools";
+    const link = document.createElement("a");
+    link.className = "roofline-live-link";
+    link.textContent = "link to these settings";
+    const download = document.createElement("button");
+    download.type = "button";
+    download.className = "roofline-live-csv";
+    download.textContent = "download the data (CSV)";
+    tools.append(link, " · ", download);
+
+    let g = null, timer = null;
+    const entry = (LIVE[key] = {
+      state: state, plotted: null, redraws: [], spec: spec, replaced: null,
+      compute: (s) => fig.compute(spec, Object.assign({}, state, s)),
+      link: () => addressWith(key, spec, state) + "#" + root.id,
+      csv: () => csvOf(state, entry.plotted),
+      set: (values) => { Object.assign(state, values); controls.show(); redraw(); },
+    });
     const redraw = () => {
       const t0 = performance.now();
       const plotted = fig.compute(spec, state);
-      svg.innerHTML = fig.draw(spec, state, plotted);
+      const out = fig.draw(spec, state, plotted, g);
+      svg.setAttribute("viewBox", `0 0 ${out.width} ${out.height}`);
+      svg.innerHTML = out.svg;
       svg.setAttribute("aria-label", plotted.label);
+      caption.textContent = out.caption;
+      const dead = controls.inert();
+      notes.textContent = dead.map(([label, note]) => `${label}: ${note}`).join("\n");
+      link.href = entry.link();
       entry.plotted = plotted;
       entry.redraws.push(performance.now() - t0);
     };
-    buildControls(root, key, spec, state, redraw);
-    root.appendChild(svg);
-    root.appendChild(keyBox);
+    const changed = () => {
+      redraw();
+      clearTimeout(timer);  // the address bar follows the settings once the reader has moved a control
+      timer = setTimeout(() => {
+        window.history.replaceState(window.history.state, "", addressWith(key, spec, state) + window.location.hash);
+      }, 300);
+    };
+    const controls = buildControls(key, spec, state, changed);
+    Object.values(controls.inputs).forEach((input) => input.setAttribute("aria-describedby", notes.id));
+    download.addEventListener("click", () => {
+      const url = URL.createObjectURL(new Blob([entry.csv()], {type: "text/csv"}));
+      const a = document.createElement("a");
+      a.href = url;
+      a.download = `roofline-${key}.csv`;
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+    });
+    root.append(controls.form, svg, caption, notes, keyBox, tools);
+    const measure = () => {  // the layout for the column's width (measured here, not at each redraw: a forced layout)
+      g = geometry(svg);
+      root.classList.toggle("roofline-live-narrow", g.narrow);
+    };
+    measure();
+    const legend = () => { keyBox.innerHTML = fig.key(spec); };
+    legend();
     redraw();
+    mounted.push({redraw: redraw, legend: legend});
     const replaced = hideStatic(root);
     entry.replaced = replaced ? (replaced.matches("img") ? replaced : replaced.querySelector("img")).getAttribute("src") : null;
+    if (window.ResizeObserver) {  // a new width: a new layout where the panels stack or the column's width changed
+      new ResizeObserver(() => {
+        const now = geometry(svg);
+        if (now.width > 0 && (now.narrow !== g.narrow || (now.narrow && now.width !== g.width))) {
+          measure();
+          redraw();
+        }
+      }).observe(root);
+    }
+    if (Object.keys(linkedSettings(key, spec)).length && window.location.hash === "#" + root.id) {
+      root.scrollIntoView();  // a shared link: the figure in view once laid out
+    }
   }
 
   function start() {
+    readPalettes();
     document.querySelectorAll("div.roofline-live[data-figure]").forEach((root) => {
       try {
         mount(root);
@@ -1032,9 +1252,15 @@
         throw e;
       }
     });
+    // the reader switches theme (pydata-sphinx-theme sets data-theme on <html>): the theme's colours, redrawn
+    new MutationObserver(() => {
+      readPalettes();
+      mounted.forEach((m) => { m.legend(); m.redraw(); });
+    }).observe(document.documentElement, {attributes: true, attributeFilter: ["data-theme"]});
   }
 
-  LIVE._internals = {evaluate: evaluate, schedule: schedule, deployment: deployment, figures: FIGURES};
+  LIVE._internals = {evaluate: evaluate, schedule: schedule, deployment: deployment, figures: FIGURES, count: count,
+                     tickValue: tickValue, csvOf: csvOf};
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();

@@ -14,8 +14,10 @@ A chapter's figure is one :class:`Live`: the equations it evaluates (registered
 ones, and the few sympy expressions of :data:`EXPRESSIONS` that a library algorithm
 solves, such as chapter 5's optimum condition), its controls
 (each as the chapter's ipywidgets cell has it: same name, description, range and
-start) and a function that exports the data it needs, computed by the library (a
-deployment's values by keyword, the chips an expert layer uses). A figure that is
+start; with :meth:`Control.unless`, the settings at which it cannot change the figure,
+found by the library, where the page disables it with a note) and a function that
+exports the data it needs, computed by the library (a deployment's values by keyword,
+the chips an expert layer uses). A figure that is
 curves of equations against one keyword per panel is described whole by a
 :class:`Plot` (chapter 4's is) and needs no script of its own; a figure with more
 (chapter 1's balance point and memory wall, chapter 3's timelines, chapter 5's
@@ -43,6 +45,7 @@ function (n_stages, n_micro) { return (n_stages - 1)/(n_stages + n_micro - 1); }
 import dataclasses
 import html
 import inspect
+import itertools
 import json
 import pathlib
 import sys
@@ -54,7 +57,7 @@ from sympy.printing.jscode import JavascriptCodePrinter
 from . import (equations, hardware, lecture, models, moe, moe_data, pipeline, registry, revnet, serving, symbols,
                training)
 from .figures import decode as fig_decode, memory as fig_memory, moe as fig_moe, revnet as fig_revnet
-from .figures import serving as fig_serving, training as fig_training
+from .figures import live as fig_live, serving as fig_serving, training as fig_training
 from .notebook import deploy
 
 GENERATED = "roofline-generated.js"
@@ -146,15 +149,50 @@ def js_function(eq):
 
 # -- controls -----------------------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
+class Inert:
+    """Where a control cannot change its figure, and why: the page disables it there and shows ``note``.
+
+    ``when``: alternatives, each a tuple of ``(control name, values)`` pairs; the rule holds at a setting
+    where, for some alternative, every named control has one of its values. ``note`` may name controls'
+    values as ``{model}``. Made by :func:`inert_where`, which finds the settings with the library.
+    """
+
+    note: str
+    when: tuple
+
+
+def inert_where(note, over, test):
+    """An :class:`Inert` rule holding wherever ``test(**setting)`` is true, for every setting of the controls
+    in ``over`` (name -> the values to try, usually the control's options).
+
+    The settings found are written compactly: a value of one control at which every setting is inert is one
+    alternative (``(("chip", ("Rubin",)),)``); the rest one alternative each.
+
+    >>> inert_where("{racks} rack", {"racks": (1, 2), "k": (3, 4)}, lambda racks, k: racks < 2).when
+    ((('racks', (1,)),),)
+    """
+    names = list(over)
+    settings = list(itertools.product(*over.values()))
+    dead = [c for c in settings if test(**dict(zip(names, c)))]
+    when, left = [], list(dead)
+    for i, name in enumerate(names):
+        whole = tuple(v for v in over[name] if all(c in dead for c in settings if c[i] == v))
+        if whole:
+            when.append(((name, whole),))
+            left = [c for c in left if c[i] not in whole]
+    when += [tuple((name, (v,)) for name, v in zip(names, c)) for c in left]
+    return Inert(note, tuple(when))
+
+
+@dataclasses.dataclass(frozen=True)
 class Control:
     """One control of a live figure, as the chapter's ipywidgets cell has it.
 
     ``kind`` is 'select' (a dropdown or toggle buttons: ``options``, shown as ``labels`` where the
     widget's options are (label, value) pairs), 'range' (a slider over ``grid``, its positions low to
     high; ``log`` for a FloatLogSlider; a SelectionSlider's options as the grid) or 'check' (a check box).
-    ``label`` is the ipywidgets ``description``: the lecture's term. ``at_least``: the name of another
-    control whose value this one's takes the larger of (chapter 6's N total, at least N active): the page's
-    readout shows the value used.
+    ``label`` is the ipywidgets ``description``: the lecture's term. ``inert``: :class:`Inert` rules, the
+    settings at which the control cannot change the figure (the page disables it there, with the rule's note).
     """
 
     name: str
@@ -165,7 +203,7 @@ class Control:
     grid: tuple = ()
     log: bool = False
     labels: tuple = ()
-    at_least: str = ""
+    inert: tuple = ()
 
     def __post_init__(self):
         if self.kind == "select" and self.value not in self.options:
@@ -179,6 +217,13 @@ class Control:
 
     def as_json(self):
         return {k: v for k, v in dataclasses.asdict(self).items() if v not in ((), None, "") or k == "value"}
+
+    def unless(self, *rules):
+        """This control, disabled on the page where one of ``rules`` (:class:`Inert`) holds."""
+        known = {name for rule in rules for alt in rule.when for name, _ in alt}
+        if self.name in known:
+            raise ValueError(f"control {self.name}: an inert rule cannot depend on the control itself")
+        return dataclasses.replace(self, inert=self.inert + tuple(rules))
 
 
 def select(name, label, options, value):
@@ -446,17 +491,52 @@ def _decode_data(live):
             "ms": fig_decode.MS, "per_million": fig_decode.PER_MILLION}
 
 
+def _refined_inert(precisions):
+    """Where chapter 1's "experts touched + attention FLOPs" box cannot change the figure: a model without its
+    experts' shapes (fig_decode.can_refine), a chip without the attention rate the refined terms need."""
+    def cannot(model, chip, precision):
+        d = deploy(model, chip, precision)
+        if not fig_decode.can_refine(d):
+            return True
+        try:
+            fig_decode.latency_terms(d, [1.0, 2.0], 1, refined=True)
+        except ValueError:  # no attention FLOP rate at the cache's precision on this chip
+            return True
+        return False
+
+    every = {"model": models.names(), "chip": hardware.names(), "precision": precisions}
+    return (inert_where("{model} lists no expert shapes (only its total and active parameters): nothing to "
+                        "refine", {"model": models.names()}, lambda model: cannot(model, "GB200", "fp4")),
+            inert_where("the registry gives {chip} no attention FLOP rate at the KV cache's precision, which "
+                        "the refined terms need", every, cannot))
+
+
+def _precision_inert(precisions):
+    """Where chapter 1's precision cannot change the figure: a chip with a rate at one of the precisions only, to
+    which every choice falls back (deploy's weight_precision), for every model."""
+    def fallback(chip):
+        ds = [[deploy(m, chip, p) for p in precisions] for m in models.names()]
+        same = all(len({(d.weight_precision, tuple(sorted(d.values.items()))) for d in row}) == 1 for row in ds)
+        return ds[0][0].weight_precision if same else None
+
+    falls = {chip: fallback(chip) for chip in hardware.names()}
+    return tuple(inert_where(f"on {{chip}} every choice falls back to {p.upper()}, the one of these precisions it "
+                             "has a rate for", {"chip": hardware.names()}, lambda chip, p=p: falls[chip] == p)
+                 for p in dict.fromkeys(v for v in falls.values() if v))
+
+
 def _decode_live():
     lecture_d = deploy("DeepSeek (lecture)", "GB200", "fp4")
+    precisions = tuple(reversed(registry.PRECISIONS))
     board_ctx = 256  # chapter 1's context for the board's picture
     b0 = sum(lecture.CH1["headroom"].value) / 2 * lecture_d.balance_batch(len_ctx=board_ctx)
     controls = (
         select("model", "model", models.names(), "DeepSeek (lecture)"),
         select("chip", "hardware", hardware.names(), "GB200"),
-        select("precision", "precision", tuple(reversed(registry.PRECISIONS)), "fp4"),
+        select("precision", "precision", precisions, "fp4").unless(*_precision_inert(precisions)),
         log_slider("batch", "batch B", 0, 5, b0),
         log_slider("context", "len_ctx", 1, 6, board_ctx),
-        checkbox("refined", "experts touched + attention FLOPs"),
+        checkbox("refined", "experts touched + attention FLOPs").unless(*_refined_inert(precisions)),
     )
     return Live("decode", "01_batch_size", _DECODE_EQS, controls, _decode_data,
                 "Step time (left) and cost per token (right) against batch.")
@@ -505,15 +585,31 @@ def _moe_data(live):
             "batch": batch_axis(fig_moe.MoeFigure), "ms": fig_moe.MS}
 
 
+def _layout_inert(racks):
+    """Where chapter 2's layout ("GPUs") cannot change the figure: both layouts take the same GPUs
+    (moe.layout_chips), in one rack, or where one rack already holds every expert, one a GPU."""
+    def same(chip, model, n_racks):
+        e, domain = models.get(model).routed_experts, hardware.get(chip).scaleup_domain
+        return moe.layout_chips(e, domain, n_racks, "split") == moe.layout_chips(e, domain, n_racks, "widen")
+
+    chips, names = moe_chips(), moe_models()
+    return (inert_where("in one rack both layouts are its GPUs", {"racks": racks},
+                        lambda racks: all(same(h, m, racks) for h in chips for m in names)),
+            inert_where("one {chip} rack already holds each of {model}'s experts on a GPU of its own: no "
+                        "layout adds GPUs", {"chip": chips, "model": names},
+                        lambda chip, model: all(same(chip, model, r) for r in racks)))
+
+
 def _moe_live():
     domain = hardware.get("GB200").scaleup_domain
     ep = deploy("DeepSeek-V3", "GB200", _MOE_PRECISION, n_chips=moe.ep_chips(256, domain))
+    racks = int_slider("racks", "racks", 1, 8, 1)
     controls = (
         select("model", "model", moe_models(), "DeepSeek-V3"),
         select("chip", "hardware", moe_chips(), "GB200"),
         int_slider("top_k", "top-k K", 1, 32, 8),
-        int_slider("racks", "racks", 1, 8, 1),
-        select("layout", "GPUs", _MOE_LAYOUTS, "split"),
+        racks,
+        select("layout", "GPUs", _MOE_LAYOUTS, "split").unless(*_layout_inert(racks.grid)),
         select("links", "links", _MOE_LINKS, "calibrated"),
         log_slider("batch", "batch B", 0, 5, ep.balance_batch()),
         log_slider("context", "context (tokens)", 1, 6, 2048),  # chapter 2's chat-length context
@@ -726,7 +822,11 @@ def bundle(lives=None):
     lines.append("};")
     figures = {live.key: live.as_json() for live in lives}
     lines.append("const figures = " + json.dumps(figures, separators=(",", ":"), allow_nan=False) + ";")
-    lines += ["window.RooflineGenerated = {equations: equations, figures: figures};", "})();", ""]
+    # the units of roofline.figures.live.count, which the page's count writes as the library's does
+    formats = {"count_units": [[_compact(scale), unit] for scale, unit in fig_live._UNITS]}
+    lines.append("const formats = " + json.dumps(formats, separators=(",", ":")) + ";")
+    lines += ["window.RooflineGenerated = {equations: equations, figures: figures, formats: formats};",
+              "})();", ""]
     return "\n".join(lines)
 
 

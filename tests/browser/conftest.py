@@ -248,7 +248,8 @@ def page_weights(report):
     return lambda docname, own, total, chapter: report("weights", docname, [own, total, chapter])
 
 
-STAGES = ["test_page", "test_live_figure", "test_schedules_agree_with_the_library_everywhere",
+STAGES = ["test_page", "test_live_figure", "test_live_figure_on_any_screen",
+          "test_schedules_agree_with_the_library_everywhere",
           "test_nothing_wider_than_its_column", "test_thebe_loads_only_on_click"]
 """The order of the checks on one loaded page: first what the page shows as it loads, then the checks that
 move its live figure (and put it back), then the one that opens every hidden block, and last the one that

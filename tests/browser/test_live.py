@@ -16,10 +16,13 @@ is the same figure (chapters 1, 3, 5, 6 and 7), it is hidden once the live figur
 JavaScript off.
 """
 
+import csv
 import dataclasses
 import functools
+import io
 import json
 import math
+import pathlib
 import statistics
 import urllib.parse
 
@@ -253,6 +256,29 @@ def mismatches(got, want):
 
 
 # -- driving the page ----------------------------------------------------------------------------
+READ_JS = """(key) => {
+  const e = window.rooflineLive[key], root = document.querySelector(`div.roofline-live[data-figure=${key}]`);
+  const svg = root.querySelector("svg.roofline-live-plot"), r = svg.getBoundingClientRect();
+  const zeros = [...svg.querySelectorAll("text.rl-tick[data-log]")].map((t) => t.textContent)
+    .filter((t) => !(parseFloat(t) > 0));
+  return [e.state, e.plotted, {top: Math.round(r.top - root.getBoundingClientRect().top),
+                               height: Math.round(r.height), zeros: zeros}];
+}"""
+"""A figure's state, what it plots, where its plot sits in it and any tick label of a log axis that is not a
+positive number ("0")."""
+
+DISABLED_JS = """(key) => Object.fromEntries([...document.querySelectorAll(
+  `div.roofline-live[data-figure=${key}] form.roofline-live-controls :disabled`)].map((el) => [el.name, el.title]))"""
+"""The figure's disabled controls: name -> the note on each (its title)."""
+
+NOTES_JS = """(key) => document.querySelector(`div.roofline-live[data-figure=${key}] p.roofline-live-notes`).textContent"""
+
+
+def plotted_text(plotted):
+    """What a figure plots, as text to compare, less its accessible label (the title's words again)."""
+    return json.dumps({k: v for k, v in plotted.items() if k != "label"}, sort_keys=True)
+
+
 def control_id(key, name):
     return f"#roofline-{key}-{name}"
 
@@ -293,11 +319,16 @@ def test_live_figure(key, loaded, html_dir, report):
                            f"&& window.rooflineLive[{key!r}].plotted", timeout=10_000)
     expect, got = EXPECT[key]
 
+    places = set()  # where the plot sits in the figure (top, height): it never moves as the controls do
+
     def check(what):
-        s, p = page.evaluate(f"() => [window.rooflineLive[{key!r}].state, window.rooflineLive[{key!r}].plotted]")
+        s, p, at = page.evaluate(READ_JS, key)
         bad = mismatches(got(p), expect(s, p))
         assert not bad, f"{key} after {what} at {s}:\n  " + "\n  ".join(bad[:8])
-        return s
+        assert not at["zeros"], f"{key} after {what} at {s}: log-axis ticks {at['zeros']}"
+        places.add((at["top"], at["height"]))
+        assert len(places) == 1, f"{key} after {what} at {s}: the plot moved {sorted(places)}"
+        return s, plotted_text(p)
 
     check("loading")
     assert page.locator(f"div.roofline-live[data-figure={key}] svg.roofline-live-plot").count() == 1
@@ -307,8 +338,9 @@ def test_live_figure(key, loaded, html_dir, report):
         assert page.locator(f'img[src="{replaced}"]').count() == 1
         assert not page.locator(f'img[src="{replaced}"]').is_visible(), f"{key}: {replaced} still shows"
 
-    # reachable with the keyboard: Tab walks the controls in order
-    ids = [control_id(key, c.name)[1:] for c in live.controls]
+    # reachable with the keyboard: Tab walks the controls in order (a disabled one is skipped)
+    disabled = page.evaluate(DISABLED_JS, key)
+    ids = [control_id(key, c.name)[1:] for c in live.controls if c.name not in disabled]
     page.focus("#" + ids[0])
     walked = [ids[0]]
     for _ in ids[1:]:
@@ -323,17 +355,25 @@ def test_live_figure(key, loaded, html_dir, report):
         check(f"starting from {start}")
         for control in live.controls:
             before = page.evaluate(f"() => window.rooflineLive[{key!r}].state[{control.name!r}]")
+            disabled = page.evaluate(DISABLED_JS, key)
+            if control.name in disabled:  # it cannot change the figure here: disabled, and a note says why
+                assert disabled[control.name] and control.label in page.evaluate(NOTES_JS, key), (
+                    f"{key}.{control.name}: disabled without a note")
+                continue
             loc = page.locator(control_id(key, control.name))
-            values = set()
+            values, drawn = set(), set()
             for how, what in moves(control):
                 if how == "key":
                     loc.focus()
                     page.keyboard.press(what)
                 else:
                     loc.select_option(str(what))
-                values.add(repr(check(f"{how} {what} on {control.name}")[control.name]))
+                s, text = check(f"{how} {what} on {control.name}")
+                values.add(repr(s[control.name]))
+                drawn.add(text)
                 n_checks += 1
             assert len(values) > 1, f"{key}.{control.name}: the keyboard did not move it"
+            assert len(drawn) > 1, f"{key}.{control.name}: enabled, but moving it changed nothing plotted"
             set_control(page, key, control, before)
 
     # what the reader waits for: the redraw and the browser's style and layout of the new SVG (forced
@@ -371,6 +411,269 @@ def test_live_figure(key, loaded, html_dir, report):
         assert slow < MAX_REDRAW_MS, f"{key}: 95th percentile {what} {slow:.1f} ms"
     assert not p.external, f"{key}: requests to other hosts: {p.external}"
     assert not p.errors, f"{key}: console errors: {p.errors}"
+
+
+# -- on any screen, shared and downloaded ------------------------------------------------------------
+PHONE = {"width": 390, "height": 844}
+MIN_PLOT_PX, MIN_TEXT_PX = 300, 10  # at 390 px wide: the plot's height, the smallest text
+MIN_TEXT_CONTRAST, MIN_LINE_CONTRAST = 4.5, 3.0  # WCAG 2's minimum for text; for graphics (1.4.11)
+
+SCREEN_JS = """(key) => {
+  const root = document.querySelector(`div.roofline-live[data-figure=${key}]`);
+  const svg = root.querySelector("svg.roofline-live-plot"), box = svg.getBoundingClientRect();
+  const scale = box.width / svg.viewBox.baseVal.width, px = (el) => parseFloat(getComputedStyle(el).fontSize);
+  const shown = (el) => el.getClientRects().length > 0;
+  const svgText = [...svg.querySelectorAll("text, tspan")].filter((t) => t.textContent.trim());
+  const htmlText = [...root.querySelectorAll("*")].filter((el) => !el.closest("svg") && shown(el) &&
+    [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()) && el.tagName !== "OPTION");
+  const r = root.getBoundingClientRect(), out = (b) => b.left < r.left - 1 || b.right > r.right + 1;
+  const clipped = [...svg.querySelectorAll("text")].filter((t) => {
+    const b = t.getBoundingClientRect();
+    return b.left < box.left - 1 || b.right > box.right + 1 || b.top < box.top - 1 || b.bottom > box.bottom + 1;
+  }).map((t) => t.textContent);
+  const outside = [...root.querySelectorAll("*")].filter((el) => !el.closest("svg") && shown(el) &&
+    out(el.getBoundingClientRect())).map((el) => el.tagName + " " + el.textContent.slice(0, 30));
+  const labels = [...root.querySelectorAll("form.roofline-live-controls > label")];
+  return {plot_px: box.height, width_px: box.width,
+          svg_text_px: Math.min(...svgText.map((t) => px(t) * scale)), html_text_px: Math.min(...htmlText.map(px)),
+          clipped: clipped, outside: outside, scroll: root.scrollWidth - root.clientWidth,
+          columns: new Set(labels.map((l) => Math.round(l.getBoundingClientRect().left))).size,
+          controls_above: Math.max(...labels.map((l) => l.getBoundingClientRect().bottom)) <= box.top};
+}"""
+"""At the window's width: the plot's height and width (CSS px), the smallest text in it and in the figure's HTML,
+any SVG text past the plot's edges or element past the figure's, the columns of controls and whether they are
+all above the plot."""
+
+SWEEP_JS = """(key) => {
+  const e = window.rooflineLive[key], root = document.querySelector(`div.roofline-live[data-figure=${key}]`);
+  const svg = root.querySelector("svg.roofline-live-plot"), saved = Object.assign({}, e.state), out = {};
+  const read = () => {
+    const p = Object.assign({}, e.plotted), b = svg.getBoundingClientRect();
+    delete p.label;
+    const zeros = [...svg.querySelectorAll("text.rl-tick[data-log]")].filter((t) => !(parseFloat(t.textContent) > 0));
+    return {text: JSON.stringify(p), place: `${Math.round(b.top - root.getBoundingClientRect().top)}+${Math.round(b.height)}`,
+            zeros: zeros.length};
+  };
+  const places = new Set([read().place]);
+  let zeros = 0;
+  root.querySelectorAll("form.roofline-live-controls input, form.roofline-live-controls select").forEach((el) => {
+    if (el.disabled) { out[el.name] = {disabled: true, note: el.title}; return; }
+    const moves = el.type === "range" ? [0, +el.max] : el.type === "checkbox" ? [!el.checked, el.checked]
+      : [...el.options].map((o) => o.value);
+    const seen = new Set();
+    moves.forEach((v) => {
+      if (el.type === "checkbox") el.checked = v; else el.value = String(v);
+      el.dispatchEvent(new Event(el.tagName === "SELECT" || el.type === "checkbox" ? "change" : "input", {bubbles: true}));
+      const now = read();
+      seen.add(now.text);
+      places.add(now.place);
+      zeros += now.zeros;
+    });
+    e.set(saved);
+    out[el.name] = {disabled: false, changed: seen.size > 1};
+  });
+  return {controls: out, places: [...places], zeros: zeros};
+}"""
+"""Each control of the figure moved by script (a slider to both ends, a dropdown to each option, a box both ways)
+and put back: whether it was disabled (and its note) or changed what is plotted; where the plot sat; how many
+log-axis tick labels were not positive numbers."""
+
+EVERY_PAIR_JS = """(key) => {
+  const e = window.rooflineLive[key], saved = Object.assign({}, e.state);
+  const selects = e.spec.controls.filter((c) => c.kind === "select").slice(0, 2);
+  const svg = document.querySelector(`div.roofline-live[data-figure=${key}] svg.roofline-live-plot`), bad = [];
+  let n = 0;
+  const visit = (i, values) => {
+    if (i === selects.length) {
+      e.set(values);
+      n += 1;
+      const zeros = [...svg.querySelectorAll("text.rl-tick[data-log]")].filter((t) => !(parseFloat(t.textContent) > 0));
+      if (zeros.length) bad.push(JSON.stringify(values));
+      return;
+    }
+    selects[i].options.forEach((o) => visit(i + 1, Object.assign({}, values, {[selects[i].name]: o})));
+  };
+  visit(0, {});
+  e.set(saved);
+  return {settings: n, bad: bad};
+}"""
+"""Every setting of the figure's first two dropdowns (chapter 1: 126 models x chips), drawn: the settings where a
+log-axis tick label is not a positive number."""
+
+CONTRAST_JS = """(key) => {
+  const root = document.querySelector(`div.roofline-live[data-figure=${key}]`);
+  const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); })
+    .reduce((a, v, i) => a + v * [0.2126, 0.7152, 0.0722][i], 0);
+  let el = root, bg;
+  while (el) { const c = rgb(getComputedStyle(el).backgroundColor); if (c.length === 3 || c[3] > 0) { bg = c; break; } el = el.parentElement; }
+  bg = bg || [255, 255, 255];
+  const ratio = (c) => { const a = lum(c), b = lum(bg); return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05); };
+  const shown = (x) => x.getClientRects().length > 0;
+  const texts = [...root.querySelectorAll("*")].filter((x) => shown(x) && !x.closest(".roofline-live-inert") &&
+      [...x.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()))
+    .map((x) => [x.textContent.trim().slice(0, 30), ratio(rgb(x.closest("svg") ? getComputedStyle(x).fill : getComputedStyle(x).color))]);
+  const lines = [...root.querySelectorAll("svg.roofline-live-plot path")].filter((x) => {
+      const st = getComputedStyle(x);
+      return st.stroke !== "none" && parseFloat(st.strokeOpacity) >= 0.8 && x.getAttribute("d");
+    }).map((x) => [x.getAttribute("stroke"), ratio(rgb(getComputedStyle(x).stroke))]);
+  return {background: bg, text: Math.min(...texts.map((t) => t[1])), lines: Math.min(...lines.map((t) => t[1])),
+          low_text: texts.filter((t) => t[1] < %s), low_lines: [...new Set(lines.filter((t) => t[1] < %s).map((t) => t[0]))]};
+}""" % (MIN_TEXT_CONTRAST, MIN_LINE_CONTRAST)
+"""The contrast with the page's background of every text in the figure (its controls, plot and key) and of every
+plotted line drawn opaque (WCAG 2's ratio): the least of each, and those below the minimums."""
+
+
+def assert_sweep(key, what, sweep):
+    """Every control changed the plot or was disabled with a note; the plot never moved; no '0' on a log axis."""
+    for name, r in sweep["controls"].items():
+        assert r["disabled"] and r["note"] or r.get("changed"), f"{key}.{name} ({what}): neither disabled nor changing"
+    assert len(sweep["places"]) == 1, f"{key} ({what}): the plot moved as the controls did: {sweep['places']}"
+    assert not sweep["zeros"], f"{key} ({what}): {sweep['zeros']} log-axis tick labels not positive"
+
+
+def csv_columns(text):
+    """The downloaded CSV as name -> cells, each column without the empty cells past its end."""
+    rows = list(csv.reader(io.StringIO(text)))
+    out = {}
+    for i, name in enumerate(rows[0]):
+        cells = [row[i] for row in rows[1:]]
+        while cells and cells[-1] == "":
+            cells.pop()
+        out[name] = cells
+    return out
+
+
+def plotted_columns(state, plotted):
+    """What the CSV must hold: each setting, and each array (or number, or text) plotted by its path; an array of
+    records (a timeline's operations) a column per field."""
+    out = {f"setting.{k}": [v] for k, v in state.items()}
+    scalar = lambda v: v is None or not isinstance(v, (dict, list))  # noqa: E731
+
+    def walk(path, v):
+        if scalar(v):
+            out[path] = [v]
+        elif isinstance(v, list) and all(map(scalar, v)):
+            out[path] = list(v)
+        elif isinstance(v, list) and v and all(isinstance(r, dict) and all(map(scalar, r.values())) for r in v):
+            for f in v[0]:
+                out[f"{path}.{f}"] = [r[f] for r in v]
+        elif isinstance(v, list):
+            for i, x in enumerate(v):
+                walk(f"{path}.{i}", x)
+        else:
+            for k, x in v.items():
+                walk(f"{path}.{k}" if path else k, x)
+
+    walk("", plotted)
+    return out
+
+
+def cell_equals(cell, value):
+    """A CSV cell is the value the page plotted: a number exactly (JavaScript's shortest form), text as is."""
+    if value is None:
+        return cell == ""
+    if isinstance(value, bool):
+        return cell == str(value).lower()
+    if isinstance(value, (int, float)):
+        return float(cell) == float(value) or (math.isnan(value) and cell == "NaN")  # (a whole number past 2**53
+        # arrives from the page as a Python int of its shortest decimal form)
+    return cell == value
+
+
+def _bare(request):
+    """What a bare window does not load: images, fonts, media, and every script but the live figures' own."""
+    kind, url = request.resource_type, request.url
+    return kind in ("image", "font", "media") or (kind == "script" and "/roofline-" not in url)
+
+
+@pytest.fixture(scope="session")
+def bare_window(browser):
+    """A second window, 390 px wide and in the dark theme (as the theme's switch leaves it: localStorage), that
+    loads a page's HTML, style sheets and live scripts only: a shared link opens here, on a phone."""
+    context = browser.new_context(viewport=PHONE)
+    block_other_hosts(context, [])
+    context.route("**/*", lambda route: route.abort() if _bare(route.request) else route.fallback())
+    context.add_init_script("localStorage.setItem('theme', 'dark'); localStorage.setItem('mode', 'dark');")
+    page = context.new_page()
+    errors = []  # those of the live scripts (the page's others miss the scripts not loaded)
+    page.on("pageerror", lambda exc: errors.append(exc.stack) if "/roofline-" in (exc.stack or "") else None)
+    yield page, errors
+    context.close()
+
+
+@pytest.mark.parametrize("key", sorted(web.LIVE), ids=lambda k: page_id(chapter_page(k), k))
+def test_live_figure_on_any_screen(key, loaded, bare_window, report):
+    """Shared as a link and downloaded as CSV from the page loaded for every check (1280 px, light); the link
+    opened on a phone (390 px) in the dark theme, then switched to the light theme: the checks of the issue
+    "one live figure per chapter ... on any screen"."""
+    live = web.LIVE[key]
+    p = loaded(chapter_page(key))
+    page, root = p.page, f"div.roofline-live[data-figure={key}]"
+    page.wait_for_function(f"() => window.rooflineLive && window.rooflineLive[{key!r}] "
+                           f"&& window.rooflineLive[{key!r}].plotted", timeout=10_000)
+    read = f"() => [window.rooflineLive[{key!r}].state, window.rooflineLive[{key!r}].plotted]"
+
+    # no "0" on a log axis, at any setting of the first two dropdowns (chapter 1: every model x chip)
+    pairs = page.evaluate(EVERY_PAIR_JS, key)
+    assert not pairs["bad"], f"{key}: log-axis ticks read 0 at {len(pairs['bad'])} of {pairs['settings']}"
+
+    # the settings go into the page's address and the figure's link; its plotted arrays download as CSV
+    try:
+        for name, value in SECOND_START[key].items():
+            set_control(page, key, live.control(name), value)
+        state, plotted = page.evaluate(read)
+        link = urllib.parse.urljoin(p.url, page.get_attribute(f"{root} a.roofline-live-link", "href"))
+        assert urllib.parse.parse_qs(urllib.parse.urlsplit(link).query) == {
+            f"{key}.{c.name}": [str(int(v) if isinstance(v, bool) else v) for v in [state[c.name]]] for c in live.controls
+        } and link.endswith(f"#roofline-live-{key}"), f"{key}: the link {link} is not the settings {state}"
+        with page.expect_download() as info:
+            page.click(f"{root} button.roofline-live-csv")
+        assert info.value.suggested_filename == f"roofline-{key}.csv"
+        got, want = csv_columns(pathlib.Path(info.value.path()).read_text()), plotted_columns(state, plotted)
+        assert set(got) == set(want), f"{key}: CSV columns {sorted(set(got) ^ set(want))[:6]} differ"
+        for name, values in want.items():
+            while values and values[-1] is None:
+                values.pop()
+            assert len(got[name]) == len(values) and all(map(cell_equals, got[name], values)), (
+                f"{key}: CSV column {name} is not what is plotted")
+        page.wait_for_function("(query) => window.location.search === query",  # the address bar follows (300 ms)
+                               arg="?" + urllib.parse.urlsplit(link).query)
+        wide = page.evaluate(SCREEN_JS, key)
+        assert not wide["clipped"] and not wide["outside"] and wide["scroll"] <= 1, f"{key} at 1280 px: cut off {wide}"
+    finally:  # the starting values again (by script: a control may be disabled on the way back)
+        page.evaluate("([key, values]) => window.rooflineLive[key].set(values)",
+                      [key, {c.name: c.value for c in live.controls}])
+
+    # the link on a phone, in the dark theme: the same settings and plot
+    phone, errors = bare_window
+    phone.set_viewport_size(PHONE)
+    phone.goto(link, wait_until="domcontentloaded")
+    phone.wait_for_function(f"() => window.rooflineLive && window.rooflineLive[{key!r}] "
+                            f"&& window.rooflineLive[{key!r}].plotted", timeout=10_000)
+    again = phone.evaluate(read)
+    assert again[0] == state, f"{key}: the link restored {again[0]}, not {state}"
+    assert plotted_text(again[1]) == plotted_text(plotted), f"{key}: the link draws another figure"
+    assert phone.evaluate("() => document.documentElement.dataset.theme") == "dark"
+    # the plot tall enough, its text large enough, the controls above it in one or two columns, nothing cut off
+    at = phone.evaluate(SCREEN_JS, key)
+    assert at["plot_px"] >= MIN_PLOT_PX, f"{key} at 390 px: the plot is {at['plot_px']:.0f} px tall"
+    assert min(at["svg_text_px"], at["html_text_px"]) >= MIN_TEXT_PX - 0.01, f"{key} at 390 px: text {at}"
+    assert at["controls_above"] and at["columns"] <= 2, f"{key} at 390 px: controls {at}"
+    assert not at["clipped"] and not at["outside"] and at["scroll"] <= 1, f"{key} at 390 px: cut off {at}"
+    assert_sweep(key, "390 px, dark", phone.evaluate(SWEEP_JS, key))
+    dark = phone.evaluate(CONTRAST_JS, key)  # (the colours are the same at any width)
+    assert not dark["low_text"] and not dark["low_lines"], f"{key} dark: {dark}"
+    # the reader switches to the light theme: redrawn in its colours
+    before = phone.inner_html(f"{root} svg.roofline-live-plot")
+    phone.evaluate("() => { document.documentElement.dataset.theme = 'light'; }")
+    assert phone.inner_html(f"{root} svg.roofline-live-plot") != before, f"{key}: not redrawn in the light theme"
+    light = phone.evaluate(CONTRAST_JS, key)
+    assert not light["low_text"], f"{key} light: {light['low_text']}"
+    assert not errors, f"{key}: errors on the phone: {errors}"
+    report("screens", key, {"plot_px": at["plot_px"], "text_px": min(at["svg_text_px"], at["html_text_px"]),
+                            "dark_text_contrast": dark["text"], "dark_line_contrast": dark["lines"],
+                            "log_tick_settings": pairs["settings"]})
 
 
 def test_static_figures_stay_without_javascript(browser, base_url):
