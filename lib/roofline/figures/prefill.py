@@ -1,0 +1,237 @@
+"""Chapter 8's figures: the time to first token against prompt length, and a user's speed against batch with
+and without speculative decoding.
+
+Every number comes from :mod:`roofline.prefill` and :mod:`roofline.speculation` through a
+:class:`~roofline.Deployment`: a prompt's prefill is the pass of ``pass_len`` = prompt tokens with nothing
+cached and attention at prefill's FLOPs per pair (:func:`roofline.prefill.prefill_attn_flops`); decode is
+the same pass with ``pass_len = 1`` and attention as the deployment runs it (MLA absorbed), and a
+speculative step the pass with ``pass_len = k + 1``. :class:`PrefillFigure` puts both on one figure and
+updates them in place for a widget.
+
+>>> from roofline import Deployment, hardware, models
+>>> d = Deployment(models.get("DeepSeek-V3"), hardware.get("H200"), precision="fp8")
+>>> fig = PrefillFigure(d, prompt_tokens=8192, batch=64, len_ctx=4096)
+>>> print(fig.update(accept_rate=0.875, pass_len=2))
+1.87x a user's speed
+"""
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from .. import _check, prefill, speculation
+from ..deployment import Deployment
+from .live import LiveFigure, count
+
+COLORS = {"weights": "tab:red", "attention": "tab:purple", "memory": "tab:blue", "total": "black",
+          "plain": "tab:blue", "spec": "tab:green", "wall": "0.88"}
+PROMPTS = (100, 1e6, 120)
+"""The left panel's prompt lengths in tokens, from and to, in this many geometric steps."""
+BATCHES = (1, 1e5, 120)
+"""The right panel's batches in sequences, from and to, in this many geometric steps."""
+
+
+def _deployment(deployment):
+    if not isinstance(deployment, Deployment):
+        raise ValueError(f"deployment must be a roofline.Deployment; got {_check.short(deployment)}")
+    return deployment
+
+
+def _prompt_values(deployment, prompts):
+    """What a fresh prompt's prefill pass takes beyond the deployment's values: nothing cached, prefill's
+    attention FLOPs per pair and the cache bytes a token of such a prompt writes."""
+    d = _deployment(deployment)
+    return dict(batch=1.0, len_ctx=0.0, pass_len=prompts, attn_flops=prefill.prefill_attn_flops(d.model, prompts),
+                kv_bytes=d.kv_bytes_at(prompts))
+
+
+def ttft_terms(deployment, prompts):
+    """Time to first token (s) of one prompt of each length in ``prompts``, and its parts: the weights' FLOPs,
+    attention's FLOPs (their sum is the compute time), and memory (the weights read, the cache written)."""
+    prompts = _check.check_value("prompts", prompts)
+    d = _deployment(deployment)
+    given = _prompt_values(d, prompts)
+    compute = d.evaluate(prefill.prefill_compute_time_s, **given)
+    weights = d.evaluate(prefill.prefill_compute_time_s, **(given | {"attn_flops": 0.0}))
+    out = dict(weights=weights, attention=compute - weights, compute=compute,
+               memory=d.evaluate(prefill.prefill_memory_time_s, **given),
+               total=d.evaluate(prefill.prefill_time_s, **given))
+    return {k: np.broadcast_to(v, np.shape(prompts)) if np.ndim(prompts) else float(v) for k, v in out.items()}
+
+
+def prompt_wall(deployment):
+    """The longest prompt that one sequence can hold: the model's context, or less where its cache does not fit
+    in HBM beside the weights (tokens; 0 if the weights alone do not fit)."""
+    d = _deployment(deployment)
+    limit = float(d.model.context_tokens or 1e7)
+    if d.max_batch(limit) >= 1:
+        return limit
+    lo, hi = 0.0, limit  # the cache of one sequence grows with its context: bisect for where it fills HBM
+    for _ in range(50):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if d.max_batch(max(mid, 1.0)) >= 1 else (lo, mid)
+    return lo
+
+
+def speed_terms(deployment, batches, len_ctx, accept_rate, pass_len):
+    """Tokens a second each user gets at each batch: plain decode (``pass_len`` 1) and with speculation
+    verifying ``pass_len`` tokens at ``accept_rate`` (the draft's own cost left out), and the break-even batch."""
+    d = _deployment(deployment)
+    b = _check.check_value("batches", batches)
+    spec = dict(len_ctx=len_ctx, accept_rate=accept_rate, pass_len=pass_len)
+    plain = 1.0 / d.evaluate(prefill.prefill_time_s, batch=b, len_ctx=len_ctx, pass_len=1.0)
+    return dict(plain=plain, spec=d.evaluate(speculation.spec_user_tokens_per_s, batch=b, **spec),
+                breakeven=float(d.evaluate(speculation.spec_breakeven_batch, **spec)),
+                wall=float(d.max_batch(len_ctx)))
+
+
+def draw_ttft(ax, deployment, prompts=None):
+    """Draw the time to first token against prompt length (log-log): the weights' FLOPs, attention's, the memory
+    floor and, bold, the total; prompts beyond the context or the memory are shaded. Returns the artists."""
+    prompts = np.geomspace(*PROMPTS) if prompts is None else _check.check_value("prompts", prompts)
+    t = ttft_terms(deployment, prompts)
+    art = {
+        "weights": ax.plot(prompts, t["weights"], color=COLORS["weights"], lw=1, label="weights' FLOPs")[0],
+        "attention": ax.plot(prompts, t["attention"], color=COLORS["attention"], lw=1, label="attention's FLOPs")[0],
+        "memory": ax.plot(prompts, t["memory"], color=COLORS["memory"], lw=1, label="memory (weights read)")[0],
+        "total": ax.plot(prompts, t["total"], color=COLORS["total"], lw=2.5, alpha=0.85,
+                         label="time to first token")[0],
+    }
+    wall = min(prompt_wall(deployment), prompts[-1])
+    art["wall"] = ax.axvspan(wall, prompts[-1], color=COLORS["wall"], lw=0, zorder=0, label="beyond context or memory")
+    ax.set(xscale="log", yscale="log", xlabel="prompt length (tokens)", ylabel="time to first token (s)")
+    return art
+
+
+def draw_speed(ax, deployment, len_ctx, accept_rate, pass_len, batches=None):
+    """Draw each user's tokens a second against batch, plain and with speculation; the batches whose caches
+    do not fit are shaded. Returns the artists."""
+    batches = np.geomspace(*BATCHES) if batches is None else _check.check_value("batches", batches)
+    s = speed_terms(deployment, batches, len_ctx, accept_rate, pass_len)
+    art = {
+        "plain": ax.plot(batches, s["plain"], color=COLORS["plain"], lw=2, label="plain decode")[0],
+        "spec": ax.plot(batches, s["spec"], color=COLORS["spec"], lw=2, ls="--", label="with speculation")[0],
+    }
+    lo = min(max(s["wall"], batches[0]), batches[-1])
+    art["wall"] = ax.axvspan(lo, batches[-1], color=COLORS["wall"], lw=0, zorder=0, label="KV cache does not fit")
+    ax.set(xscale="log", yscale="log", xlabel="batch size (sequences)", ylabel="tokens/s per user")
+    return art
+
+
+def draw_speedup(ax, deployment, len_ctx, cases, batches=None):
+    """Draw a user's speed-up from speculation against batch, one line per ``(accept_rate, pass_len)`` in
+    ``cases``, with the break-even at 1 and the memory wall shaded. Returns the lines."""
+    d = _deployment(deployment)
+    batches = np.geomspace(*BATCHES) if batches is None else _check.check_value("batches", batches)
+    lines = []
+    for alpha, ell in cases:
+        y = d.evaluate(speculation.spec_speedup, batch=batches, len_ctx=len_ctx, accept_rate=alpha, pass_len=ell)
+        lines.append(ax.plot(batches, y, lw=2, label=f"α = {alpha:g}, {_drafts(ell)}")[0])
+    ax.axhline(1, color="gray", lw=1, ls=":")
+    wall = min(max(float(d.max_batch(len_ctx)), batches[0]), batches[-1])
+    ax.axvspan(wall, batches[-1], color=COLORS["wall"], lw=0, zorder=0, label="KV cache does not fit")
+    ax.set(xscale="log", xlabel="batch size (sequences)", ylabel="speed-up of each user")
+    return lines
+
+
+class PrefillFigure(LiveFigure):
+    """The time to first token against prompt length (left) and a user's speed against batch with and without
+    speculation (right), updated in place.
+
+    Parameters
+    ----------
+    deployment : Deployment
+    prompt_tokens : float
+        Prompt marked on the left panel.
+    batch : float
+        Batch marked on the right panel.
+    len_ctx : float
+        Context of the decoding sequences, tokens.
+    accept_rate, pass_len : float
+        Speculation: the chance a draft is accepted, and tokens verified a pass (drafts + 1).
+    """
+
+    def __init__(self, deployment, prompt_tokens=8192, batch=64, len_ctx=4096, accept_rate=0.875, pass_len=2, *,
+                 figsize=(7.2, 4.3), dpi=100):
+        self.fig = Figure(figsize=figsize, dpi=dpi)
+        FigureCanvasAgg(self.fig)
+        self.axes = tuple(self.fig.subplots(1, 2))
+        self.fig.subplots_adjust(left=0.1, right=0.98, bottom=0.4, top=0.97, wspace=0.33)
+        self.deployment = _deployment(deployment)
+        self.state = dict(prompt_tokens=prompt_tokens, batch=batch, len_ctx=len_ctx, accept_rate=accept_rate,
+                          pass_len=pass_len)
+        self.left = draw_ttft(self.axes[0], deployment)
+        self.right = draw_speed(self.axes[1], deployment, len_ctx, accept_rate, pass_len)
+        self.marks = [self.axes[0].axvline(prompt_tokens, color="gray", lw=1, ls=":"),
+                      self.axes[1].axvline(batch, color="gray", lw=1, ls=":")]
+        self.even = self.axes[1].plot([], [], "o", color=COLORS["spec"], ms=6, label="break-even batch")[0]
+        handles = [self.left[k] for k in ("weights", "attention", "memory", "total", "wall")]
+        handles += [self.right["plain"], self.right["spec"], self.even, self.right["wall"]]
+        self.fig.legend(handles, [h.get_label() for h in handles], loc="lower center", ncols=3, fontsize=9,
+                        frameon=False)
+        self.labels = [ax.text(0.03, 0.97, "", transform=ax.transAxes, va="top", fontsize=9,
+                               bbox=dict(facecolor="white", alpha=0.85, lw=0, pad=1)) for ax in self.axes]
+        self.update()
+
+    def update(self, deployment=None, **state):
+        """Redraw with any input changed (``deployment``, ``prompt_tokens``, ``batch``, ``len_ctx``,
+        ``accept_rate``, ``pass_len``); returns the speed-up at the marked batch, as text."""
+        if deployment is not None:
+            self.deployment = _deployment(deployment)
+        unknown = sorted(set(state) - set(self.state))
+        if unknown:
+            raise ValueError(f"update() got unknown inputs {unknown}; accepted: deployment, {', '.join(self.state)}")
+        for name, value in state.items():
+            if value is not None:
+                self.state[name] = _check.check_value(name, value, "nonnegative" if name == "len_ctx" else "positive")
+        d, st = self.deployment, self.state
+        speculation.tokens_per_step(accept_rate=st["accept_rate"], pass_len=st["pass_len"])  # checks alpha <= 1
+        prompts = self.left["total"].get_xdata()
+        t = ttft_terms(d, prompts)
+        for key in ("weights", "attention", "memory", "total"):
+            self.left[key].set_ydata(t[key])
+        wall = min(prompt_wall(d), prompts[-1])
+        self.left["wall"].set_x(wall)
+        self.left["wall"].set_width(prompts[-1] - wall)
+        batches = self.right["plain"].get_xdata()
+        s = speed_terms(d, batches, st["len_ctx"], st["accept_rate"], st["pass_len"])
+        self.right["plain"].set_ydata(s["plain"])
+        self.right["spec"].set_ydata(s["spec"])
+        lo = min(max(s["wall"], batches[0]), batches[-1])
+        self.right["wall"].set_x(lo)
+        self.right["wall"].set_width(batches[-1] - lo)
+        b_e = s["breakeven"]
+        shown = np.isfinite(b_e) and batches[0] <= b_e <= batches[-1]
+        self.even.set_data(*(([b_e], [float(np.interp(np.log(b_e), np.log(batches), s["plain"]))]) if shown
+                             else ([], [])))
+        for line, x in zip(self.marks, (st["prompt_tokens"], st["batch"])):
+            line.set_xdata([x, x])
+        ttft = ttft_terms(d, st["prompt_tokens"])["total"]
+        one = dict(batch=st["batch"], len_ctx=st["len_ctx"], accept_rate=st["accept_rate"], pass_len=st["pass_len"])
+        gain = float(d.evaluate(speculation.spec_speedup, **one))
+        fits = "fits" if st["batch"] <= s["wall"] else "does NOT fit"
+        self.labels[0].set_text(f"{d.model.key}\n{d.n_chips_used} x {d.hardware.key}, {d.weight_precision}\n"
+                                f"{count(st['prompt_tokens'])} tokens: {_seconds(ttft)}")
+        self.labels[1].set_text(f"B = {count(st['batch'])} at L = {count(st['len_ctx'])} ({fits})\n"
+                                f"α {st['accept_rate']:.3g}, {_drafts(st['pass_len'])}: {gain:.2f}x\n"
+                                f"break-even B {count(b_e) if np.isfinite(b_e) else 'never'}")
+        for ax, lines in ((self.axes[0], (t["total"], t["memory"])), (self.axes[1], (s["plain"], s["spec"]))):
+            lo_y = min(float(np.min(y)) for y in lines)
+            hi_y = max(float(np.max(y)) for y in lines)
+            ax.set_ylim(10.0 ** np.floor(np.log10(lo_y / 3)), 10.0 ** np.ceil(np.log10(hi_y * 3)))
+        self._request_redraw()
+        return f"{gain:.2f}x a user's speed"
+
+    def _changing(self):
+        return [*self.left.values(), *self.right.values(), *self.marks, self.even, *self.labels]
+
+
+def _drafts(pass_len):
+    """The drafts of a verify pass of ``pass_len`` tokens, in words: '1 draft', '3 drafts'."""
+    k = pass_len - 1
+    return f"{k:g} draft" + ("" if k == 1 else "s")
+
+
+def _seconds(t):
+    """A time as a reader writes it: 35 ms, 1.2 s."""
+    return f"{t * 1e3:.3g} ms" if t < 1 else f"{t:.3g} s"

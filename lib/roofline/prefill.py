@@ -1,0 +1,225 @@
+"""Prefill, the first token, chunked prefill and disaggregated pools (chapter 8, beyond the lecture).
+
+The lecture prices a token of decode; chapter 6 turned its one variable, the pass length ``l``
+(tokens of each sequence processed in one pass), into prefill's cost. This module writes the pass in
+full, so that one equation serves a prompt's prefill (``l`` large, nothing cached, ``L = 0``), a
+prompt whose prefix was a cache hit (``L`` cached tokens), a chunk of a prompt, a decode step
+(``l = 1``) and the verify pass of speculative decoding (``l = k + 1``, :mod:`roofline.speculation`):
+
+* **FLOPs.** Each of the ``l`` new tokens passes through every active weight (``2 N_active``) and
+  attends causally: the ``i``-th new token reads ``L + i`` keys, so a pass has
+  ``l L + l (l + 1) / 2`` (query, key) pairs of ``a`` FLOPs each. Attention runs at ``F_a``, the
+  rate of the KV cache's precision, as in chapter 1.
+* **Bytes.** The weights are read once a pass, the ``L`` cached tokens' KV once, and the pass's own
+  ``l`` tokens' KV is written once (re-reads of the pass's own keys inside flash attention's tiles
+  stay on chip and in L2, and are left out: a lower bound, as everywhere in the book).
+* **Time** is the larger of the two (chapter 1's roofline): :data:`prefill_time_s`. For one prompt
+  it is the floor of the time to first token: the first output token comes out of the prefill pass.
+
+From these follow the pass length at which a pass turns compute-bound
+(:data:`balance_prefill_tokens`: chapter 1's balance batch, counted in tokens), the chunk of a
+prompt that a memory-bound decode step can carry for free (:data:`balance_chunk_tokens`, chunked
+prefill) and, with per-chip throughputs, the share of a fleet that prefills
+(:data:`prefill_chip_share`, disaggregated serving).
+
+Attention FLOPs per pair differ between the phases for MLA: decode runs it absorbed (each head
+scores against the 576-wide latent), prefill decompresses each token's latent once (a weight
+matmul, inside ``N_active``) and runs multi-head attention, ``2 h (2 d + d_rope)`` a pair and
+layer: :func:`prefill_attn_flops`.
+
+Symbols of this chapter
+-----------------------
+Three quantities have no symbol in :mod:`roofline.symbols` yet: ``accept_rate`` (speculative
+decoding), ``prefill_rate`` and ``decode_rate`` (per-chip throughputs of the two pools). They are
+declared here, in the same table (:func:`declare`), and the equations that use them
+(:data:`PENDING`) are built as checked :class:`~roofline.equations.Equation` objects but kept out
+of :data:`roofline.equations.REGISTRY` until ``symbols.py`` declares them and the registry-driven
+tests give them values; then they join :func:`build`'s family.
+
+DeepSeek-V3 on 8 H800s (FP8 weights, BF16 attention), one prompt of 8,192 tokens, and the prompt
+length below which one prompt's prefill waits on the weights:
+
+>>> v3 = dict(n_active=37e9, n_total=671e9, bytes_per_param=1.0, flops=1.979e15, mem_bw=3.35e12,
+...           kv_bytes=70272, attn_flops=5.0e6, attn_flops_rate=9.89e14)
+>>> print(f"{prefill_time_s(batch=1, len_ctx=0, pass_len=8192, n_chips=8, **v3):.3f} s")
+0.059 s
+>>> print(f"{balance_prefill_tokens(batch=1, len_ctx=0, **v3):,.0f} tokens")
+4,178 tokens
+"""
+
+import numpy as np
+import sympy as sp
+from sympy.physics import units as u
+
+from . import _check, decode, equations, symbols
+from .equations import Spec
+from .symbols import (USD, B, N_active, N_total, attn_flops, attn_flops_rate, bytes_per_param, flops, kv_bytes,
+                      len_ctx, mem_bw, n_chips, pass_len, price, tokens_decode, tokens_prefill)
+
+SECONDS_PER_HOUR = decode.SECONDS_PER_HOUR
+CHAPTER = 8  # the book's chapter that introduces the symbols below
+_S = u.second
+
+
+# -- chapter 8's symbols, in roofline.symbols' table ---------------------------------------------------
+def declare(name, keyword, unit, dimension, meaning, domain="positive"):
+    """A symbol of chapter 8 in :data:`roofline.symbols.TABLE` (the same one if it is there already).
+
+    ``symbols.py`` declares every other symbol; these three are added to its table at import of this
+    module, so every numeric function checks them and :meth:`roofline.Deployment.evaluate` accepts
+    them. Moving the three lines into ``symbols.py`` changes nothing here.
+    """
+    if keyword in symbols.TABLE:
+        return symbols.TABLE[keyword].symbol
+    sym = sp.Symbol(name, **{domain: True})
+    quantity = symbols.Quantity(sym, keyword, unit, dimension, meaning, CHAPTER, domain)
+    symbols.TABLE[keyword] = quantity
+    symbols._BY_SYMBOL[sym] = quantity
+    symbols.ALL = symbols.ALL + (sym,)
+    return sym
+
+
+accept_rate = declare("alpha_s", "accept_rate", "1", 1, "chance that the target model accepts a drafted token, "
+                      "given it accepted the ones before (speculative decoding; at most 1)")
+prefill_rate = declare("T_p", "prefill_rate", "token/s per chip", 1 / u.second,
+                       "prompt tokens one chip of the prefill pool computes per second (cache hits excluded)")
+decode_rate = declare("T_d", "decode_rate", "token/s per chip", 1 / u.second,
+                      "output tokens one chip of the decode pool generates per second")
+
+
+# -- the pass -------------------------------------------------------------------------------------
+def pass_terms():
+    """The pass's compute and memory times, s: ``B`` sequences, ``l`` new tokens each after ``L`` cached."""
+    pairs = pass_len * len_ctx + pass_len * (pass_len + 1) / 2     # causal: the i-th new token reads L + i keys
+    t_comp = B * (decode.FLOPS_PER_MAC * N_active * pass_len / flops + attn_flops * pairs / attn_flops_rate) / n_chips
+    t_mem = (N_total * bytes_per_param + B * (len_ctx + pass_len) * kv_bytes) / (n_chips * mem_bw)
+    return t_comp, t_mem
+
+
+def build():
+    """The chapter-8 equations that use only the book's symbols, as {numeric function name: Spec}."""
+    mac = decode.FLOPS_PER_MAC
+    pairs = pass_len * len_ctx + pass_len * (pass_len + 1) / 2
+    t_comp, t_mem = pass_terms()
+    t_pass = sp.Max(t_comp, t_mem, evaluate=False)  # unevaluated: no search for which is larger
+    usd_per_s = n_chips * price / SECONDS_PER_HOUR
+
+    # the pass length at which compute meets memory: A l^2 + b l - C = 0 (G cancels), its positive root in the
+    # form that stays finite as a -> 0 (then l* = C / b, linear, as in chapter 6)
+    A = B * attn_flops / (2 * attn_flops_rate)
+    b = B * (mac * N_active / flops + attn_flops * (len_ctx + sp.Rational(1, 2)) / attn_flops_rate
+             - kv_bytes / mem_bw)
+    C = (N_total * bytes_per_param + B * len_ctx * kv_bytes) / mem_bw
+    root = 2 * C / (b + sp.sqrt(b**2 + 4 * A * C))
+    l_star = sp.Piecewise((sp.oo, sp.And(sp.Eq(attn_flops, 0), b <= 0)), (root, True))
+
+    # chunked prefill: a decode step of B sequences (l = 1) that also carries a chunk of l prompt tokens; the
+    # chunk adds its weights' FLOPs and its KV write (its own attention, over the prompt so far, left out)
+    one = {pass_len: 1}
+    c_dec, m_dec = t_comp.subs(one), t_mem.subs(one)
+    c_mix = c_dec + mac * N_active * pass_len / (n_chips * flops)
+    m_mix = m_dec + pass_len * kv_bytes / (n_chips * mem_bw)
+    chunk = (m_dec - c_dec) / (mac * N_active / (n_chips * flops) - kv_bytes / (n_chips * mem_bw))  # c_mix = m_mix
+    chunk_star = sp.Piecewise((0, m_dec <= c_dec), (sp.oo, mac * N_active * mem_bw <= kv_bytes * flops),
+                              (chunk, True))
+
+    never = "inf where a pass is never compute-bound: no attention FLOPs, and a token's KV write outlasts its FLOPs"
+    return {
+        "prefill_flops": Spec(B * (mac * N_active * pass_len + attn_flops * pairs), "FLOP",
+                              "FLOPs of a pass: 2 N_active per new token, plus a per causal (query, key) pair.", 1),
+        "prefill_compute_time_s": Spec(t_comp, "s", "Compute time of a pass of l new tokens after L cached, "
+                                       "for each of B sequences: weights at F, causal attention at F_a.", _S),
+        "prefill_memory_time_s": Spec(t_mem, "s", "Memory time of a pass: the weights and the cached KV read "
+                                      "once, the pass's own KV written once.", _S),
+        "prefill_time_s": Spec(t_pass, "s", "Time of a pass, max(compute, memory); for one prompt with nothing "
+                               "cached, the floor of its time to first token.", _S),
+        "prefill_tokens_per_s": Spec(B * pass_len / t_pass, "token/s", "New tokens a replica processes per "
+                                     "second in such passes.", 1 / _S),
+        "prefill_cost_per_token_usd": Spec(usd_per_s * t_pass / (B * pass_len), "USD/token",
+                                           "Cost of one new token of a pass: chip-seconds x price.", USD),
+        "balance_prefill_tokens": Spec(l_star, "tokens", "Pass length at which a pass turns compute-bound: "
+                                       "shorter passes wait on the weights.", 1, infinite=never),
+        "mixed_step_time_s": Spec(sp.Max(c_mix, m_mix, evaluate=False), "s", "A decode step of B sequences that also carries "
+                                  "a chunk of l prompt tokens (the chunk's attention left out).", _S),
+        "balance_chunk_tokens": Spec(chunk_star, "tokens", "The prompt chunk a decode step carries with no "
+                                     "change in its time: the step's memory time less its compute, in the "
+                                     "chunk's FLOPs (0 if decode alone is compute-bound).", 1,
+                                     infinite="inf where a token's KV write outlasts its FLOPs",
+                                     zero="0 where the decode step alone is already compute-bound"),
+    }
+
+
+EQUATIONS = equations.family(__name__, build)
+
+prefill_flops = EQUATIONS["prefill_flops"]
+prefill_compute_time_s = EQUATIONS["prefill_compute_time_s"]
+prefill_memory_time_s = EQUATIONS["prefill_memory_time_s"]
+prefill_time_s = EQUATIONS["prefill_time_s"]
+prefill_tokens_per_s = EQUATIONS["prefill_tokens_per_s"]
+prefill_cost_per_token_usd = EQUATIONS["prefill_cost_per_token_usd"]
+balance_prefill_tokens = EQUATIONS["balance_prefill_tokens"]
+mixed_step_time_s = EQUATIONS["mixed_step_time_s"]
+balance_chunk_tokens = EQUATIONS["balance_chunk_tokens"]
+
+t_prefill_compute = prefill_compute_time_s.expr
+t_prefill_memory = prefill_memory_time_s.expr
+t_prefill = prefill_time_s.expr
+balance_prefill = balance_prefill_tokens.expr.args[-1][0]  # its finite branch
+balance_chunk = balance_chunk_tokens.expr.args[-1][0]      # its finite branch
+
+
+# -- equations whose symbols roofline.symbols does not declare yet ----------------------------------------
+def _pending(name, spec):
+    return equations.Equation(name, spec.expr, spec.unit, spec.doc, spec.dimension, spec.infinite,
+                              module="prefill", requires=spec.requires, zero=spec.zero)
+
+
+_share = (tokens_prefill / prefill_rate) / (tokens_prefill / prefill_rate + tokens_decode / decode_rate)
+prefill_chip_share = _pending("prefill_chip_share", Spec(
+    _share, "1", "Share of a disaggregated fleet's chips in the prefill pool: chip-seconds of the prompt tokens "
+    "over those of all tokens, D_p / T_p over D_p / T_p + D_d / T_d.", 1, zero="0 with no prompt tokens"))
+
+PENDING = {"prefill_chip_share": prefill_chip_share}
+"""Equations of this module outside :data:`roofline.equations.REGISTRY` until their symbols move to
+:mod:`roofline.symbols` (see the module's notes)."""
+
+
+# -- attention FLOPs of a prompt ----------------------------------------------------------------------
+def prefill_attn_flops(model, pass_len=None):
+    """Attention FLOPs per causal (query, key) pair of a prompt, all layers: the ``a`` of a prefill pass.
+
+    MHA and GQA: ``4 n_q_heads head_dim`` a layer, as in decode (a score and a weighted sum per query
+    head). MLA: prefill decompresses each token's latent once into keys and values per head (that
+    up-projection is a weight matmul, counted in ``N_active``) and attends as multi-head attention,
+    ``2 h (d_nope + d_rope + d_v)`` a layer, with ``head_dim`` as both ``d_nope`` and ``d_v``
+    (DeepSeek-V3: 128, 64, 128); decode's absorbed form costs ``2 h (2 r + d_rope)``, 3.4 times more.
+
+    Without ``pass_len``: full-attention layers only, the growth of a long prompt. With it (a fresh
+    prompt of that many tokens, nothing cached), sliding-window layers are counted too, each query
+    reading at most ``sliding_window`` keys, and the result is the mean over the pass's pairs.
+
+    >>> class V3:  # DeepSeek-V3's attention, from its config.json
+    ...     attention, n_q_heads, head_dim, qk_rope_head_dim, layers = "MLA", 128, 128, 64, 61
+    ...     sliding_window, full_attention_layers = None, 61
+    >>> print(f"{prefill_attn_flops(V3) / 1e6:.2f} MFLOP per pair")
+    5.00 MFLOP per pair
+    """
+    for name in ("attention", "n_q_heads", "head_dim", "layers"):
+        if getattr(model, name, None) is None:
+            raise ValueError(f"model must be a roofline Model with {name} (see roofline.models.get); "
+                             f"got {_check.short(model)}")
+    h, d = model.n_q_heads, model.head_dim
+    if model.attention == "MLA":
+        per_layer = 2 * h * (2 * d + model.qk_rope_head_dim)
+    else:
+        per_layer = 4 * h * d
+    full = getattr(model, "full_attention_layers", None) or model.layers
+    windowed = model.layers - full
+    if pass_len is None or not windowed:
+        return float(per_layer * full)
+    ell = _check.check_value("pass_len", pass_len)
+    w = float(model.sliding_window)
+    pairs = ell * (ell + 1) / 2
+    capped = np.where(ell <= w, pairs, w * (w + 1) / 2 + (ell - w) * w)  # sum over i of min(i, w)
+    out = per_layer * (full * pairs + windowed * capped) / pairs
+    return out if np.ndim(out) else float(out)
