@@ -1,0 +1,393 @@
+"""Chapter 8's equations against numbers worked another way: pairs and FLOPs counted by hand, DeepSeek-V3's
+attention from its config, the speculative series summed term by term, the balance points checked by putting
+them back into the terms they balance; its data table read and its bad rows refused; its figure driven."""
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+from sympy.physics import units as u
+
+from roofline import Deployment, decode, hardware, models, prefill, prefill_runs, serving, speculation, symbols
+from roofline.figures import prefill as fpf
+from roofline.registry import Registry
+
+# DeepSeek-V3 on 8 H800s (the H100's FLOPs and HBM): FP8 weights, BF16 attention and cache
+V3 = dict(n_active=37e9, n_total=671e9, bytes_per_param=1.0, flops=1.9789e15, mem_bw=3.35e12, n_chips=8,
+          kv_bytes=70272.0, attn_flops=5.0e6, attn_flops_rate=9.894e14)
+
+
+def call(fn, **kw):
+    """``fn`` with the keywords it takes out of ``kw``."""
+    return fn(**{k: v for k, v in kw.items() if k in fn.args})
+
+
+# -- the pass ------------------------------------------------------------------------------------
+def test_pass_flops_counted_pair_by_pair():
+    """Two sequences, 3 new tokens after 5 cached: the new tokens read 6, 7 and 8 keys (21 pairs); 10 active
+    weights at 2 FLOPs each, 7 FLOPs a pair: 2 x (2 x 10 x 3 + 7 x 21) = 414."""
+    assert prefill.prefill_flops(batch=2, n_active=10, pass_len=3, len_ctx=5, attn_flops=7) == 414
+    pairs = sum(5 + i for i in range(1, 4))
+    assert pairs == 21
+
+
+def test_prefill_time_by_hand():
+    """One fresh prompt of 8,192 tokens: compute 2 x 37e9 x 8192 / F + 5e6 x 8192 x 8193 / 2 / F_a, over 8 chips;
+    memory the weights and the prompt's cache written, over 8 chips' bandwidth."""
+    ell = 8192
+    comp = (2 * 37e9 * ell / 1.9789e15 + 5e6 * ell * (ell + 1) / 2 / 9.894e14) / 8
+    mem = (671e9 + ell * 70272) / (8 * 3.35e12)
+    kw = dict(V3, batch=1, len_ctx=0, pass_len=ell)
+    assert call(prefill.prefill_compute_time_s, **kw) == pytest.approx(comp)
+    assert call(prefill.prefill_memory_time_s, **kw) == pytest.approx(mem)
+    assert call(prefill.prefill_time_s, **kw) == pytest.approx(max(comp, mem))
+    assert call(prefill.prefill_tokens_per_s, **kw) == pytest.approx(ell / max(comp, mem))
+    assert call(prefill.prefill_cost_per_token_usd, price=2.0, **kw) == pytest.approx(
+        8 * 2.0 / 3600 * max(comp, mem) / ell)
+
+
+def test_the_pass_contains_chapter_6s_and_chapter_1s():
+    """No attention FLOPs and no cache written: chapter 6's pass. One token: chapter 1's decode compute with
+    attention, plus the one pair of the new token with itself."""
+    kw = dict(V3, batch=64, len_ctx=4096, pass_len=300)
+    no_attn = dict(kw, attn_flops=0.0)
+    assert call(prefill.prefill_compute_time_s, **no_attn) == pytest.approx(
+        call(serving.pass_compute_time_s, **no_attn))
+    written = 64 * 300 * 70272 / (8 * 3.35e12)
+    assert call(prefill.prefill_memory_time_s, **kw) == pytest.approx(call(serving.pass_memory_time_s, **kw) + written)
+    one = dict(kw, pass_len=1)
+    self_pair = 64 * 5e6 / (9.894e14 * 8)
+    assert call(prefill.prefill_compute_time_s, **one) == pytest.approx(
+        call(decode.compute_time_attn_s, **one) + self_pair)
+
+
+def test_balance_prompt_balances_the_pass():
+    """At l*, compute equals memory; shorter passes are memory-bound, longer compute-bound."""
+    for batch, ctx in ((1, 0), (4, 0), (16, 2048)):
+        kw = dict(V3, batch=batch, len_ctx=ctx)
+        ell = call(prefill.balance_prefill_tokens, **kw)
+        comp = call(prefill.prefill_compute_time_s, pass_len=ell, **kw)
+        mem = call(prefill.prefill_memory_time_s, pass_len=ell, **kw)
+        assert comp == pytest.approx(mem, rel=1e-9)
+        assert call(prefill.prefill_compute_time_s, pass_len=ell / 2, **kw) < call(
+            prefill.prefill_memory_time_s, pass_len=ell / 2, **kw)
+
+
+def test_balance_prompt_is_chapter_1s_balance_batch_in_tokens():
+    """Without attention FLOPs, cache and context, B l* = B*: 671e9 x 1.9789e15 / (2 x 37e9 x 3.35e12)."""
+    plain = dict(V3, attn_flops=0.0, kv_bytes=0.0)
+    b_star = 671e9 * 1.9789e15 / (2 * 37e9 * 3.35e12)
+    assert call(decode.balance_batch_n, **plain) == pytest.approx(b_star)
+    for batch in (1, 8, 100):
+        assert batch * call(prefill.balance_prefill_tokens, batch=batch, len_ctx=0, **plain) == pytest.approx(b_star)
+
+
+def test_balance_prompt_is_inf_only_where_documented():
+    """No attention FLOPs and a cache write that outlasts a token's FLOPs (k / W >= 2 N / F): never compute-bound."""
+    never = dict(V3, attn_flops=0.0, kv_bytes=1e9)
+    assert math.isinf(call(prefill.balance_prefill_tokens, batch=1, len_ctx=0, **never))
+    assert math.isfinite(call(prefill.balance_prefill_tokens, batch=1, len_ctx=0, **dict(never, attn_flops=1e6)))
+
+
+def test_free_chunk_fills_the_slack():
+    """The mixed step with the balance chunk takes what the plain decode step takes: its memory time, now met by
+    its compute; no chunk where decode alone is compute-bound."""
+    kw = dict(V3, batch=64, len_ctx=4096)
+    c = call(prefill.balance_chunk_tokens, **kw)
+    step = call(prefill.prefill_time_s, pass_len=1, **kw)
+    mixed = call(prefill.mixed_step_time_s, pass_len=c, **kw)
+    # the chunk's cache write is the only change: c k / (G W)
+    assert mixed == pytest.approx(step + c * 70272 / (8 * 3.35e12), rel=1e-9)
+    slack = call(prefill.prefill_memory_time_s, pass_len=1, **kw) - call(prefill.prefill_compute_time_s, pass_len=1,
+                                                                         **kw)
+    assert c == pytest.approx(slack / (2 * 37e9 / (8 * 1.9789e15) - 70272 / (8 * 3.35e12)))
+    assert call(prefill.balance_chunk_tokens, **dict(kw, batch=1e5, len_ctx=0)) == 0.0  # compute-bound
+    assert math.isinf(call(prefill.balance_chunk_tokens, **dict(kw, kv_bytes=1e9)))
+
+
+def test_prefill_attention_from_the_configs():
+    """DeepSeek-V3 (config.json: 128 heads, qk_nope 128, rope 64, v 128, 61 layers): 2 x 128 x 320 x 61 per pair,
+    3.4x less than absorbed decode's 2 x 128 x 1,088 x 61; GQA the same in both phases."""
+    v3 = models.get("DeepSeek-V3")
+    assert prefill.prefill_attn_flops(v3) == 2 * 128 * (128 + 64 + 128) * 61 == 4_997_120
+    assert v3.attention_flops_per_token() / prefill.prefill_attn_flops(v3) == pytest.approx(1088 / 320)
+    l70 = models.get("Llama 3.1 70B")
+    assert prefill.prefill_attn_flops(l70) == l70.attention_flops_per_token() == 4 * 64 * 128 * 80
+
+
+def test_prefill_attention_with_windows():
+    """gpt-oss-120b: 18 full and 18 window layers (128 tokens). A prompt within the window reads every layer in
+    full; a long one tends to the full layers' figure; 1,000 tokens by hand."""
+    oss = models.get("gpt-oss-120b")
+    per_layer = 4 * 64 * 64
+    assert prefill.prefill_attn_flops(oss) == per_layer * 18
+    assert prefill.prefill_attn_flops(oss, 100) == pytest.approx(per_layer * 36)
+    pairs = 1000 * 1001 / 2
+    capped = 128 * 129 / 2 + (1000 - 128) * 128
+    assert prefill.prefill_attn_flops(oss, 1000) == pytest.approx(per_layer * (18 * pairs + 18 * capped) / pairs)
+    assert prefill.prefill_attn_flops(oss, 1e7) == pytest.approx(per_layer * 18, rel=1e-3)
+    out = prefill.prefill_attn_flops(oss, np.array([100.0, 1000.0]))
+    assert out.shape == (2,)
+
+
+@pytest.mark.parametrize("bad", [None, "DeepSeek-V3", 3.0])
+def test_prefill_attention_refuses_what_is_not_a_model(bad):
+    with pytest.raises(ValueError, match="model must be a roofline Model"):
+        prefill.prefill_attn_flops(bad)
+
+
+@pytest.mark.parametrize("bad", [0, -5, math.nan, "4096"])
+def test_prefill_attention_refuses_a_bad_prompt(bad):
+    with pytest.raises(ValueError, match="pass_len"):
+        prefill.prefill_attn_flops(models.get("gpt-oss-120b"), bad)
+
+
+def test_chip_share_by_hand():
+    """100 prompt tokens at 10 a second and 50 output tokens at 5 a second: 10 chip-seconds each, half and half."""
+    assert prefill.prefill_chip_share(tokens_prefill=100, tokens_decode=50, prefill_rate=10, decode_rate=5) == 0.5
+    assert prefill.prefill_chip_share(tokens_prefill=0, tokens_decode=50, prefill_rate=10, decode_rate=5) == 0.0
+
+
+@pytest.mark.parametrize("name, bad", [("prefill_rate", 0), ("decode_rate", -1.0), ("tokens_prefill", math.inf)])
+def test_chip_share_names_bad_input(name, bad):
+    kw = dict(tokens_prefill=100, tokens_decode=50, prefill_rate=10, decode_rate=5) | {name: bad}
+    with pytest.raises(ValueError, match=rf"prefill_chip_share: {name} must be a finite number"):
+        prefill.prefill_chip_share(**kw)
+
+
+# -- speculation ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("alpha, ell", [(0.5, 3), (0.875, 2), (0.7, 8), (0.999999, 4)])
+def test_tokens_per_step_is_the_series(alpha, ell):
+    """1 + alpha + ... + alpha^k with k = l - 1 drafts, summed term by term."""
+    assert speculation.tokens_per_step(accept_rate=alpha, pass_len=ell) == pytest.approx(
+        sum(alpha**j for j in range(ell)), rel=1e-9)
+
+
+def test_tokens_per_step_at_certain_acceptance():
+    """Every draft accepted: l tokens a step, no division by zero."""
+    assert speculation.tokens_per_step(accept_rate=1.0, pass_len=5) == 5.0
+
+
+@pytest.mark.parametrize("bad", [1.2, 2.0])
+def test_acceptance_above_one_is_refused(bad):
+    with pytest.raises(ValueError, match="accept_rate must be at most 1.*accept_rate=" + str(bad)):
+        speculation.tokens_per_step(accept_rate=bad, pass_len=3)
+
+
+@pytest.mark.parametrize("bad", [0, -0.1, math.nan])
+def test_acceptance_must_be_positive(bad):
+    with pytest.raises(ValueError, match="accept_rate must be a finite number > 0"):
+        speculation.tokens_per_step(accept_rate=bad, pass_len=3)
+
+
+@pytest.mark.parametrize("alpha, ell", [(0.7, 3), (0.68, 4), (0.875, 2), (0.3, 8)])
+def test_accept_rate_for_inverts_the_series(alpha, ell):
+    tau = sum(alpha**j for j in range(ell))
+    assert speculation.accept_rate_for(tau, ell) == pytest.approx(alpha, abs=1e-12)
+    assert speculation.accept_rate_for(ell, ell) == 1.0
+
+
+@pytest.mark.parametrize("tokens, ell, match", [(0.5, 3, "tokens must lie in"), (3.5, 3, "tokens must lie in"),
+                                                (2.0, 0, "pass_len must be"), ("2", 3, "tokens must be"),
+                                                ([2.0, 2.1], 3, "not arrays")])
+def test_accept_rate_for_names_bad_input(tokens, ell, match):
+    with pytest.raises(ValueError, match=match):
+        speculation.accept_rate_for(tokens, ell)
+
+
+def test_speedup_in_the_two_regimes():
+    """Memory-bound (one sequence, big weights): the verify pass costs a step and the gain is tau. Compute-bound
+    (no weights to speak of, a huge batch): it costs at least l steps and the gain is below tau / l."""
+    tau = 1 + 0.875
+    mem_bound = dict(V3, batch=1, len_ctx=4096, pass_len=2, accept_rate=0.875)
+    assert call(speculation.verify_cost_ratio, **mem_bound) == pytest.approx(1.0, abs=1e-4)
+    assert call(speculation.spec_speedup, **mem_bound) == pytest.approx(tau, rel=1e-4)
+    cmp_bound = dict(mem_bound, n_total=1e6, batch=1e5, len_ctx=0.0)
+    assert call(speculation.verify_cost_ratio, **cmp_bound) >= 2.0
+    assert call(speculation.spec_speedup, **cmp_bound) <= tau / 2
+    assert call(speculation.spec_user_tokens_per_s, **mem_bound) == pytest.approx(
+        tau / call(prefill.prefill_time_s, **mem_bound))
+
+
+def test_breakeven_batch_ends_the_gain():
+    """At B_e the verify pass's compute equals tau plain steps' memory time; the gain is 1 there (the plain
+    step still memory-bound), above 1 below it and under 1 above."""
+    kw = dict(V3, len_ctx=4096, pass_len=4, accept_rate=0.7)
+    b_e = call(speculation.spec_breakeven_batch, **kw)
+    tau = sum(0.7**j for j in range(4))
+    assert tau * call(prefill.prefill_memory_time_s, batch=b_e, **dict(kw, pass_len=1)) == pytest.approx(
+        call(prefill.prefill_compute_time_s, batch=b_e, **kw), rel=1e-9)
+    assert call(speculation.spec_speedup, batch=b_e, **kw) == pytest.approx(1.0, rel=1e-9)
+    assert call(speculation.spec_speedup, batch=b_e / 2, **kw) > 1.0
+    assert call(speculation.spec_speedup, batch=b_e * 2, **kw) < 1.0
+
+
+def test_breakeven_is_chapter_1s_balance_batch_times_tau_over_l():
+    """Attention and cache dropped: B_e = (tau / l) B*."""
+    plain = dict(V3, attn_flops=0.0, kv_bytes=0.0, len_ctx=0.0)
+    for alpha, ell in ((0.875, 2), (0.6, 5)):
+        tau = sum(alpha**j for j in range(ell))
+        assert call(speculation.spec_breakeven_batch, accept_rate=alpha, pass_len=ell, **plain) == pytest.approx(
+            tau / ell * call(decode.balance_batch_n, **plain))
+
+
+def test_breakeven_is_inf_where_the_cache_read_outgrows_the_flops():
+    kw = dict(V3, len_ctx=4096, pass_len=2, accept_rate=0.9, kv_bytes=1e9, attn_flops=0.0)
+    assert math.isinf(call(speculation.spec_breakeven_batch, **kw))
+
+
+# -- the chapter's symbols and units ------------------------------------------------------------------
+def test_chapter_8_symbols_are_in_the_table_once():
+    for keyword in ("accept_rate", "prefill_rate", "decode_rate"):
+        q = symbols.TABLE[keyword]
+        assert q.chapter == 8 and q.unit and q.meaning
+        assert symbols.by_symbol(q.symbol) is q
+    again = prefill.declare("alpha_s", "accept_rate", "1", 1, "duplicate")
+    assert again is symbols.TABLE["accept_rate"].symbol
+    names = [str(q.symbol) for q in symbols.TABLE.values()]
+    assert len(names) == len(set(names))
+
+
+EVERY = [*prefill.EQUATIONS.values(), *prefill.PENDING.values(), *speculation.EQUATIONS.values(),
+         *speculation.PENDING.values()]
+
+
+def _si(expr):
+    """``expr`` in seconds, bytes and USD, by the project's own unit check (tests/test_units.py)."""
+    from test_units import in_units
+
+    # tau, a sum of powers of the dimensionless alpha_s, stands as one dimensionless symbol: sympy's convert_to
+    # would multiply a unit into the sum (1 - alpha^l) itself
+    expr = expr.subs(speculation.tokens_per_step.expr, sp.Symbol("tau", positive=True))
+    return in_units(expr.replace(lambda e: isinstance(e, sp.Piecewise), lambda e: e.args[-1][0]))
+
+
+@pytest.mark.parametrize("eq", EVERY, ids=[e.name for e in EVERY])
+def test_every_chapter_8_equation_has_its_unit(eq):
+    """Each symbol replaced by itself times its unit: the equation reduces to the unit it declares."""
+    ratio = sp.simplify(_si(eq.expr) / u.convert_to(eq.dimension, [u.second, u.byte]))
+    assert not ratio.atoms(u.Quantity) and symbols.USD not in ratio.free_symbols, eq.name
+
+
+def test_the_two_terms_of_a_pass_have_one_unit():
+    """Compute and memory are both seconds (the unit check also asserts it inside every Max)."""
+    for part in (prefill.t_prefill_compute, prefill.t_prefill_memory):
+        assert sp.simplify(_si(part) / u.second).atoms(u.Quantity) == set()
+
+
+@pytest.mark.parametrize("eq", EVERY, ids=[e.name for e in EVERY])
+def test_bad_input_is_named(eq):
+    """Every argument, given a negative or NaN, fails naming itself."""
+    good = {a: 0.5 for a in eq.args}
+    for arg in eq.args:
+        for bad in (-1.0, math.nan):
+            with pytest.raises(ValueError, match=rf"\b{arg}\b"):
+                eq(**(good | {arg: bad}))
+
+
+def test_deployment_evaluates_the_pending_equations():
+    d = Deployment(models.get("DeepSeek-V3"), hardware.get("H200"), precision="fp8")
+    g = d.evaluate(speculation.spec_speedup, batch=64, len_ctx=4096, pass_len=2, accept_rate=0.875)
+    assert 1.8 < g < 1.9
+    with pytest.raises(ValueError, match="needs accept_rate"):
+        d.evaluate(speculation.spec_speedup, batch=64, len_ctx=4096, pass_len=2)
+
+
+# -- the data --------------------------------------------------------------------------------------
+def test_every_run_loads_with_its_source():
+    assert len(prefill_runs.RUNS) >= 15
+    for r in prefill_runs.RUNS:
+        assert r.source and r.date and r.regime in prefill_runs.REGIMES
+        if r.low is not None:
+            assert r.low <= r.value <= r.high
+
+
+def test_runs_give_their_published_numbers():
+    assert prefill_runs.reported("SGLang H100 prefill 4K") == 50_302
+    assert prefill_runs.reported("DeepSeek profile prefill per node") == 62_713
+    mtp = prefill_runs.RUNS.get("DeepSeek-V3 MTP acceptance")
+    assert (mtp.low, mtp.high, mtp.pass_len) == (0.85, 0.9, 2)
+    assert prefill_runs.reported("DeepSeek-V3 MTP module parameters") == 14e9
+    d = prefill_runs.RUNS.get("SGLang MTP H200 small 3-token").deployment()
+    assert d.n_chips_used == 16 and d.weight_precision == "fp8"
+    with pytest.raises(ValueError, match="does not give its chip"):
+        prefill_runs.RUNS.get("DeepSeek-V3 MTP speed-up").deployment()
+
+
+BAD_ROWS = [("0.95,0.85,0.9", "lies outside its range"), ("0.875,0.85,0.9", None)]
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("value", "0.95", "lies outside its range"), ("regime", "decoding", "unknown regime"),
+    ("model", "DeepSeek-V9", "unknown model"), ("gpus", "-8", "gpus"),
+    ("source", " ", "source must not be empty"), ("precision", "fp4", "no dense fp4 rate")])
+def test_a_bad_row_fails_on_load(tmp_path, field, value, message):
+    """A copy of the table with one field spoilt fails naming the file, the row and what is wrong."""
+    import csv
+    from importlib import resources
+
+    src = resources.files("roofline").joinpath("data", "prefill_runs.csv")
+    rows = list(csv.DictReader(src.open(encoding="utf-8")))
+    row = next(r for r in rows if r["key"] == "SGLang H100 prefill 4K") if field in ("gpus", "precision") else rows[0]
+    row[field] = value
+    path = tmp_path / "prefill_runs.csv"
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    with pytest.raises(ValueError, match=rf"prefill_runs.csv, row \d+.*{message}"):
+        Registry("prefill_runs.csv", prefill_runs._row, "prefill run", path=path)
+
+
+# -- the figure -------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def v3_h200():
+    return Deployment(models.get("DeepSeek-V3"), hardware.get("H200"), precision="fp8")
+
+
+def test_ttft_terms_come_from_the_library(v3_h200):
+    t = fpf.ttft_terms(v3_h200, np.array([1024.0, 131072.0]))
+    a_pre = prefill.prefill_attn_flops(models.get("DeepSeek-V3"))
+    direct = v3_h200.evaluate(prefill.prefill_time_s, batch=1, len_ctx=0, pass_len=131072.0, attn_flops=a_pre)
+    assert t["total"][1] == pytest.approx(direct)
+    assert np.allclose(t["compute"], t["weights"] + t["attention"])
+    assert fpf.prompt_wall(v3_h200) == 131072  # the model's context, which fits
+
+
+def test_prompt_wall_where_memory_ends_first():
+    """Llama 3.1 405B in BF16 on 10 H100s: one sequence's cache fills the HBM left beside the weights before its
+    context does."""
+    d = Deployment(models.get("Llama 3.1 405B"), hardware.get("H100"), precision="bf16", n_chips=10)
+    wall = fpf.prompt_wall(d)
+    assert wall < 131072
+    assert d.max_batch(wall * 1.01) < 1 <= d.max_batch(wall * 0.99)
+
+
+def test_the_figure_updates_and_names_bad_input(v3_h200):
+    fig = fpf.PrefillFigure(v3_h200, prompt_tokens=8192, batch=64, len_ctx=4096)
+    assert fig.update(accept_rate=0.875, pass_len=2) == "1.87x a user's speed"
+    fig.update(deployment=Deployment(models.get("Llama 3.1 70B"), hardware.get("GB200")), batch=512, pass_len=4)
+    assert fig.to_png()[:4] == b"\x89PNG"
+    with pytest.raises(ValueError, match="accept_rate must be at most 1"):
+        fig.update(accept_rate=1.5)
+    with pytest.raises(ValueError, match="batch must be a finite number > 0"):
+        fig.update(batch=0)
+    with pytest.raises(ValueError, match="unknown inputs \\['prompt'\\]"):
+        fig.update(prompt=5)
+    with pytest.raises(ValueError, match="deployment must be a roofline.Deployment"):
+        fpf.PrefillFigure("DeepSeek-V3")
+
+
+def test_figure_speed_matches_the_library(v3_h200):
+    s = fpf.speed_terms(v3_h200, np.array([1.0, 64.0]), 4096, 0.875, 2)
+    assert s["spec"][1] / s["plain"][1] == pytest.approx(
+        v3_h200.evaluate(speculation.spec_speedup, batch=64, len_ctx=4096, accept_rate=0.875, pass_len=2))
+    assert s["wall"] == pytest.approx(v3_h200.max_batch(4096))
+
+
+def test_dataclass_replace_keeps_checks():
+    r = prefill_runs.RUNS.get("SGLang H100 prefill 4K")
+    with pytest.raises(ValueError, match="tokens_per_gpu"):
+        dataclasses.replace(r, tokens_per_gpu=-1.0)
