@@ -1149,6 +1149,7 @@
     root.innerHTML = "";
     root.classList.add("roofline-live-ready");
     if (!root.id) root.id = `roofline-live-${key}`;
+    const section = root.closest("section[id]");  // a shared link opens at the figure's section
     const heading = document.createElement("p");
     heading.className = "roofline-live-heading";
     heading.textContent = "Live on this page (no kernel needed): " + spec.caption;
@@ -1179,7 +1180,7 @@
     const entry = (LIVE[key] = {
       state: state, plotted: null, redraws: [], spec: spec, replaced: null,
       compute: (s) => fig.compute(spec, Object.assign({}, state, s)),
-      link: () => addressWith(key, spec, state) + "#" + root.id,
+      link: () => addressWith(key, spec, state) + (section ? "#" + section.id : ""),
       csv: () => csvOf(state, entry.plotted),
       set: (values) => { Object.assign(state, values); controls.show(); redraw(); },
     });
@@ -1237,8 +1238,12 @@
         }
       }).observe(root);
     }
-    if (Object.keys(linkedSettings(key, spec)).length && window.location.hash === "#" + root.id) {
-      root.scrollIntoView();  // a shared link: the figure in view once laid out
+    const hash = window.location.hash;
+    if (Object.keys(linkedSettings(key, spec)).length && (!hash || (section && hash === "#" + section.id))) {
+      // a shared link: the figure itself in view, now and once the page has loaded (the browser scrolls to the
+      // section's start meanwhile)
+      root.scrollIntoView();
+      if (document.readyState !== "complete") window.addEventListener("load", () => root.scrollIntoView());
     }
   }
 
