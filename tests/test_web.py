@@ -277,3 +277,25 @@ def test_page_counts_as_the_library_does(tmp_path):
         assert float(number) > 0 or v == 0, f"tick {v}: {page}"
         if 0 < v < 1:
             assert page == f"{float(f'{v:.3g}'):g}", f"tick {v}: {page}"
+
+
+def test_inert_rules_hold_exactly_where_their_test_does():
+    """inert_where's compact alternatives (a whole value of one control, then single settings) cover exactly the
+    settings its test finds, on random tables; and chapter 2's layout is disabled in one rack and enabled in two."""
+    import itertools
+
+    rng = np.random.default_rng(6)
+    over = {"a": (1, 2, 3), "b": ("x", "y"), "c": (True, False)}
+    for _ in range(200):
+        table = {s: bool(rng.random() < 0.4) for s in itertools.product(*over.values())}
+        if rng.random() < 0.3:  # a whole value of one control
+            table.update({s: True for s in table if s[0] == 2})
+        control = web.Control("d", "d", "check", False).unless(
+            web.inert_where("{a} {b}", over, lambda a, b, c: table[a, b, c]))
+        for s, dead in table.items():
+            assert (control.inert_note(dict(zip(over, s))) is not None) == dead, (s, control.inert)
+    layout = web.LIVE["moe"].control("layout")
+    assert layout.inert_note({"model": "DeepSeek-V3", "chip": "GB200", "racks": 1})
+    assert layout.inert_note({"model": "DeepSeek-V3", "chip": "GB200", "racks": 2}) is None
+    with pytest.raises(ValueError, match="cannot depend on the control itself"):
+        layout.unless(web.inert_where("", {"layout": ("split",)}, lambda layout: True))

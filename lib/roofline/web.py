@@ -218,6 +218,20 @@ class Control:
     def as_json(self):
         return {k: v for k, v in dataclasses.asdict(self).items() if v not in ((), None, "") or k == "value"}
 
+    def inert_note(self, state):
+        """Why this control cannot change its figure at ``state`` (control name -> value), or None: the note of its
+        first :class:`Inert` rule that holds, as the page shows it. A notebook can disable its widget the same way.
+
+        >>> LIVE["moe"].control("layout").inert_note({"model": "DeepSeek-V3", "chip": "GB200", "racks": 1})
+        'in one rack both layouts are its GPUs'
+        >>> LIVE["moe"].control("layout").inert_note({"model": "DeepSeek-V3", "chip": "GB200", "racks": 2}) is None
+        True
+        """
+        for rule in self.inert:
+            if any(all(state[name] in values for name, values in alt) for alt in rule.when):
+                return rule.note.format(**state)
+        return None
+
     def unless(self, *rules):
         """This control, disabled on the page where one of ``rules`` (:class:`Inert`) holds."""
         known = {name for rule in rules for alt in rule.when for name, _ in alt}
