@@ -13,7 +13,14 @@ control's event to the new SVG laid out, must take well under 50 ms (median unde
 95th percentile under 50 ms); the times and the page's weight (HTML,
 images and the live scripts) go to ``_build/live_figures.txt``. Where the static PNG just above a placeholder
 is the same figure (chapters 1, 3, 5, 6 and 7), it is hidden once the live figure is drawn, and shows with
-JavaScript off.
+JavaScript off. A control that cannot change the figure at a setting is disabled there, with a note; every
+other control changes what is plotted; the plot never moves as the controls do; no log-axis tick reads "0".
+
+On any screen (:func:`test_live_figure_on_any_screen`): the figure's link and its CSV hold its settings and
+every plotted array, exactly; the link, opened in a bare window (the page's HTML, style sheets and live scripts
+only) 390 px wide in the dark theme, restores them with the figure in view; there the plot is at least 300 px
+tall, its text at least 10 px, the controls above it in one or two columns, nothing cut off, every control
+working, every text and line legible (WCAG contrast); switched to the light theme, it redraws in its colours.
 """
 
 import csv
