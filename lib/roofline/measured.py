@@ -4,7 +4,9 @@ The roofline of :mod:`roofline.decode` is a lower bound on the time of a decode
 step, so the tokens per second it predicts are an upper bound. This module keeps
 a few published **decode** measurements of models and chips the registries hold,
 each with the setup needed to build the matching :class:`~roofline.Deployment`:
-chips, sequences per chip, context length, weight precision and KV-cache bytes.
+chips, sequences per chip, context length, weight precision and KV-cache bytes;
+and its all-to-all as the source describes it, the dispatch's format and how the
+run overlaps the all-to-all with compute (:data:`A2A_DISPATCHES`, :data:`A2A_OVERLAPS`).
 The numbers ship in ``data/measurements.csv`` with their sources; values derived
 from them (per GPU = per node / 8) are stated in the ``notes`` column.
 
@@ -34,6 +36,18 @@ from .deployment import Deployment
 
 GPUS_PER_NODE = 8  # HGX H100 / H800 nodes in the sources: 8 GPUs each
 
+A2A_DISPATCHES = {"bf16": "bf16", "fp8": "fp8", "nvfp4": "fp4"}
+"""A run's MoE dispatch format and the precision whose bytes per value it carries, scales left out
+(``registry.PRECISIONS``): FP8 as DeepSeek's kernels send it, NVFP4 as four-bit values in blocks of 16."""
+
+A2A_OVERLAPS = {
+    "two-batch": "two micro-batches, one computing while the other communicates: the whole all-to-all "
+                 "can hide behind compute",
+    "combine": "one batch, the combine overlapped with part of the MoE arithmetic: the dispatch is exposed",
+    "none": "no overlap: the all-to-all adds to the step",
+}
+"""How a run overlaps its all-to-all with compute, as its source states."""
+
 
 @dataclasses.dataclass(frozen=True)
 class Measurement:
@@ -50,6 +64,8 @@ class Measurement:
     kv_bytes_per_token_published: float | None  # byte/token where the cache layout adds scales; else None
     out_tokens_per_s_per_node: float | None     # output token/s per 8-GPU node, where the source gives it
     out_tokens_per_s_per_chip: float            # output token/s per chip (per node / 8 where so published)
+    a2a_dispatch: str              # the MoE dispatch's format: a key of A2A_DISPATCHES ('fp8', 'nvfp4', 'bf16')
+    a2a_overlap: str               # how the all-to-all overlaps compute: a key of A2A_OVERLAPS
     source: str
     confidence: str                # high, medium or low
     notes: str = ""
@@ -59,6 +75,11 @@ class Measurement:
             _check.check_value(name, getattr(self, name), where="Measurement field")
         hardware.get(self.hardware_key).flops(self.precision)  # raises if unknown or unpublished
         models.get(self.model_key)
+        for name, accepted in (("a2a_dispatch", A2A_DISPATCHES), ("a2a_overlap", A2A_OVERLAPS)):
+            value = getattr(self, name)
+            if not isinstance(value, str) or value not in accepted:
+                raise ValueError(f"Measurement {self.key!r}: {name} must be one of {list(accepted)}; "
+                                 f"got {_check.short(value)}")
 
     @property
     def hardware(self):
@@ -122,6 +143,7 @@ def _from_row(r):
         kv_bytes_per_token_published=registry.number(r["kv_bytes_per_token"]),
         out_tokens_per_s_per_node=registry.number(r["out_tokens_per_s_per_node"]),
         out_tokens_per_s_per_chip=float(r["out_tokens_per_s_per_chip"]),
+        a2a_dispatch=r["a2a_dispatch"], a2a_overlap=r["a2a_overlap"],
         source=r["sources"], confidence=r["confidence"], notes=r["notes"],
     )
 

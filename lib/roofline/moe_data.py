@@ -17,6 +17,12 @@ Bytes per value (:func:`act_bytes_per_value`)
 back: 1.5). Both phases move the same count of values over the same networks, so the two
 phases at their own bytes take exactly the time of two at the mean.
 
+The step with its all-to-all (:func:`step_with_a2a_s`)
+-------------------------------------------------------
+Chapter 1's step and the all-to-all's chains of dispatches and of combines, under the overlap a measured
+run uses (:data:`roofline.measured.A2A_OVERLAPS`): two micro-batches hide the whole all-to-all, a
+combine-only overlap leaves the dispatches exposed, no overlap adds both.
+
 GB200's measured all-to-all (:func:`trtllm_a2a_s`)
 --------------------------------------------------
 NVIDIA's TensorRT-LLM one-sided NVLink kernels timed on GB200 NVL72 (tech blog 18): one dispatch and one
@@ -48,19 +54,47 @@ TPU_V5P_MAX_SLICE = 6144         # chips, TPU v5p's largest slice (one job's ICI
 
 def act_bytes_per_value(dispatch="fp8", combine="bf16"):
     """Bytes per activation value over an MoE layer's two all-to-alls: the mean of the dispatch's and the
-    combine's, each a precision name ('fp8', 'bf16', ...) or bytes per value.
+    combine's, each a precision name ('fp8', 'bf16', ...), a dispatch format of a measured run ('nvfp4':
+    :data:`roofline.measured.A2A_DISPATCHES`) or bytes per value.
 
     DeepSeek's kernels dispatch in FP8 and combine in BF16 (its scales of one FP32 per 128 values,
-    3% more, left out):
+    3% more, left out); an NVFP4 dispatch carries half a byte a value (its FP8 scale per 16 values,
+    12.5% more, left out the same way):
 
     >>> act_bytes_per_value(), act_bytes_per_value("bf16", "bf16"), act_bytes_per_value(1.03125, 2)
     (1.5, 2.0, 1.515625)
+    >>> act_bytes_per_value("nvfp4")
+    1.25
     """
+    names = {p: p for p in registry.PRECISIONS} | measured.A2A_DISPATCHES
+
     def one(name, value):
         if isinstance(value, str):
-            return registry.PRECISIONS[_check.choice(name, value, {p: p for p in registry.PRECISIONS})]
+            return registry.PRECISIONS[_check.choice(name, value, names)]
         return _check.check_value(name, value)
     return (one("dispatch", dispatch) + one("combine", combine)) / 2
+
+
+def step_with_a2a_s(core_s, dispatch_s, combine_s, overlap):
+    """A decode step with its all-to-all, s: chapter 1's step ``core_s`` and the step's chains of dispatches
+    ``dispatch_s`` and of combines ``combine_s``, under ``overlap`` (a key of
+    :data:`roofline.measured.A2A_OVERLAPS`, as a measured run's data row gives it).
+
+    'two-batch': the longer of the step and the whole all-to-all (one micro-batch computes while the other
+    communicates); 'combine': the step plus the dispatches, the combines hidden (a floor, since they hide
+    only behind part of the MoE arithmetic); 'none': all three added.
+
+    >>> [step_with_a2a_s(20, 5, 15, o) for o in ("two-batch", "combine", "none")]
+    [20.0, 25.0, 40.0]
+    """
+    overlap = _check.choice("overlap", overlap, {k: k for k in measured.A2A_OVERLAPS})
+    core, d, c = (_check.check_value(n, v, "nonnegative") for n, v in
+                  (("core_s", core_s), ("dispatch_s", dispatch_s), ("combine_s", combine_s)))
+    if overlap == "two-batch":
+        out = np.maximum(core, d + c)
+    else:
+        out = core + d if overlap == "combine" else core + d + c
+    return float(out) if np.ndim(out) == 0 else out
 
 
 def link_values(chip, n_racks=1, links="calibrated"):
@@ -192,12 +226,15 @@ ANCHORS = registry.Registry("moe_a2a_anchors.csv", _anchor_row, "all-to-all anch
 Hybrid-EP), with their sources."""
 
 
-TRTLLM_DISPATCH_BYTES = {"bf16": 14336, "mxfp8": 7392, "nvfp4": 4032}
+TRTLLM_DISPATCH_BYTES = {"bf16": 14336, "mxfp8": 7392, "nvfp4": 4032, "fp8": 7392}
 """Bytes a DeepSeek-V3 token (hidden 7,168) carries in a TensorRT-LLM dispatch, scales included, by recipe:
-tech blog 18's Post-Quant Dispatch table. MXFP8's 7,392 (a byte a value, a scale byte per 32) equals
-DeepSeek's FP8 with one FP32 scale per 128 values (7,168 + 56 x 4)."""
+tech blog 18's Post-Quant Dispatch table (BF16, MXFP8, NVFP4). MXFP8's 7,392 (a byte a value, a scale byte
+per 32) equals DeepSeek's FP8 with one FP32 scale per 128 values (7,168 + 56 x 4), so 'fp8', the dispatch
+format of DeepEP and of :data:`roofline.measured.A2A_DISPATCHES`, reads the same bytes (not a row of the
+blog's). NVFP4's 4,032: half a byte a value and an FP8 scale per 16 (3,584 + 448)."""
 TRTLLM_MXFP8_2048_US = 172.2     # us, the blog's measured MXFP8 dispatch at 2,048 tokens per GPU (same table;
                                  # its BF16 row, 311.8 us, is the ep_size=8 table's)
+TRTLLM_NVFP4_2048_US = 101.7     # us, the same table's NVFP4 dispatch at 2,048 tokens per GPU
 
 
 @dataclasses.dataclass(frozen=True)
@@ -235,7 +272,8 @@ def trtllm_a2a_s(operation, ep, tokens_per_gpu, dispatch="bf16"):
     of a GB200 NVL72 (8, 16, 32 or 64: the blog's tables) at ``tokens_per_gpu`` tokens per GPU, read
     linearly between the blog's rows.
 
-    The kernel moves opaque bytes, so a dispatch in the recipe ``dispatch`` ('bf16', 'mxfp8', 'nvfp4') is
+    The kernel moves opaque bytes, so a dispatch in the recipe ``dispatch`` ('bf16', 'mxfp8', 'nvfp4'; 'fp8',
+    DeepSeek's, has MXFP8's bytes) is
     read at the BF16 token count carrying the same bytes, ``tokens_per_gpu`` x bytes / 14,336; the combine
     is BF16 whatever ``dispatch`` says. The token count read must lie in the tables' 1 to 2,048.
 
