@@ -20,7 +20,7 @@ From these follow the pass length at which a pass turns compute-bound
 (:data:`balance_prefill_tokens`: chapter 1's balance batch, counted in tokens), the chunk of a
 prompt that a memory-bound decode step can carry for free (:data:`balance_chunk_tokens`, chunked
 prefill) and, with per-chip throughputs, the share of a fleet that prefills
-(:data:`prefill_chip_share`, disaggregated serving).
+(``prefill_chip_share``, disaggregated serving).
 
 Attention FLOPs per pair differ between the phases for MLA: decode runs it absorbed (each head
 scores against the 576-wide latent), prefill decompresses each token's latent once (a weight

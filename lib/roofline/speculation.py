@@ -11,7 +11,7 @@ tokens (Leviathan et al. 2023, eq. 1). The verify pass is :mod:`roofline.prefill
 ``pass_len = l`` after ``L`` cached tokens: memory-bound, it costs about one decode step, since the
 weights and the cache are read once whatever ``l``; compute-bound, about ``l`` steps. So speculation
 multiplies a user's speed by ``tau`` where decode waits on memory (small batches: chapter 1's fast
-mode) and by ``tau / l < 1`` where it is compute-bound; :data:`spec_breakeven_batch` is the batch
+mode) and by ``tau / l < 1`` where it is compute-bound; ``spec_breakeven_batch`` is the batch
 between. The draft's own cost is left out of these equations (a bound on the gain); chapter 8 counts
 it for DeepSeek-V3's MTP module with the same pass equation.
 
@@ -100,7 +100,7 @@ breakeven_batch = spec_breakeven_batch.expr.args[1][0]
 
 def accept_rate_for(tokens, pass_len):
     """The acceptance rate at which a step verifying ``pass_len`` tokens emits ``tokens`` on average: the
-    inverse of :data:`tokens_per_step` in ``accept_rate`` (a published "acceptance length" read as a rate).
+    inverse of ``tokens_per_step`` in ``accept_rate`` (a published "acceptance length" read as a rate).
 
     ``tokens`` must lie in ``[1, pass_len]``; solved by bisection (the mean is increasing in the rate).
     """

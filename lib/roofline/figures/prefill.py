@@ -152,11 +152,11 @@ class PrefillFigure(LiveFigure):
     """
 
     def __init__(self, deployment, prompt_tokens=8192, batch=64, len_ctx=4096, accept_rate=0.875, pass_len=2, *,
-                 figsize=(7.2, 4.3), dpi=100):
+                 figsize=(7.2, 4.1), dpi=100):
         self.fig = Figure(figsize=figsize, dpi=dpi)
         FigureCanvasAgg(self.fig)
         self.axes = tuple(self.fig.subplots(1, 2))
-        self.fig.subplots_adjust(left=0.1, right=0.98, bottom=0.4, top=0.97, wspace=0.33)
+        self.fig.subplots_adjust(left=0.1, right=0.98, bottom=0.37, top=0.97, wspace=0.33)
         self.deployment = _deployment(deployment)
         self.state = dict(prompt_tokens=prompt_tokens, batch=batch, len_ctx=len_ctx, accept_rate=accept_rate,
                           pass_len=pass_len)
