@@ -15,10 +15,15 @@ SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074
 """``str.translate`` table: digits and minus as Unicode superscripts (exponents in plain text, ``10⁻³``)."""
 
 
+_WHAT = {"positive": "a finite number > 0", "nonnegative": "a finite number >= 0", "count": "a finite number >= 1"}
+_LOW = {"positive": 0.0, "nonnegative": 0.0, "count": 1.0}
+
+
 def check_value(name, value, domain="positive", where=""):
     """``value`` as a float or float array after checking it against ``domain``.
 
-    ``domain`` is ``"positive"`` (finite, > 0) or ``"nonnegative"`` (finite, >= 0).
+    ``domain`` is ``"positive"`` (finite, > 0), ``"nonnegative"`` (finite, >= 0) or ``"count"`` (finite,
+    >= 1: chips, racks, stages, layers, experts, micro-batches; a fraction of one is no count).
     Booleans, strings, None, complex numbers, dates and integers beyond float range
     are refused with a ``ValueError`` naming ``name``.
 
@@ -32,7 +37,8 @@ def check_value(name, value, domain="positive", where=""):
     ValueError: batch must be a finite number > 0; got an integer with 401 digits, beyond float range
     """
     prefix = f"{where}: " if where else ""
-    what = "a finite number > 0" if domain == "positive" else "a finite number >= 0"
+    what = _WHAT[domain]
+    low = _LOW[domain]
     if isinstance(value, (bool, np.bool_, str, bytes, np.timedelta64, np.datetime64)) or value is None:
         raise ValueError(f"{prefix}{name} must be {what}; got {value!r} of type {type(value).__name__}")
     if isinstance(value, numbers.Real):
@@ -41,7 +47,7 @@ def check_value(name, value, domain="positive", where=""):
         except OverflowError:
             raise ValueError(f"{prefix}{name} must be {what}; got an integer with {len(str(abs(int(value))))} "
                              "digits, beyond float range") from None
-        if not (np.isfinite(x) and (x > 0 if domain == "positive" else x >= 0)):
+        if not (np.isfinite(x) and (x > 0 if domain == "positive" else x >= low)):
             raise ValueError(f"{prefix}{name} must be {what}; got {value!r}")
         return x
     if isinstance(value, numbers.Number):  # complex and other non-real numbers
@@ -58,7 +64,7 @@ def check_value(name, value, domain="positive", where=""):
     except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{prefix}{name} must be {what} or an array of them; "
                          f"got {short(value)} of type {type(value).__name__}") from None
-    ok = np.isfinite(arr) & ((arr > 0) if domain == "positive" else (arr >= 0))
+    ok = np.isfinite(arr) & ((arr > 0) if domain == "positive" else (arr >= low))
     if not ok.all():
         first = arr[~ok].flat[0]
         plural = what.replace("a finite number", "finite numbers")
@@ -156,3 +162,153 @@ def choice(kind, name, options, aliases=None):
         hint = " did you mean " + (" or ".join(quoted) if len(quoted) <= 2 else ", ".join(quoted[:-1]) + " or " + quoted[-1]) + "?"
     accepted = ", ".join(repr(n) for n in options)
     raise ValueError(f"unknown {kind} {name!r};{hint} Accepted: {accepted}")
+
+
+def whole(name, value, minimum=1, maximum=MAX_EXACT_INT, where=""):
+    """``value`` as an int after checking it is a whole number in ``[minimum, maximum]`` (a count of chips,
+    racks, stages, micro-batches; an 8.0 passes, an 8.5 or a True does not).
+
+    >>> whole("n_stages", 4.0)
+    4
+    >>> whole("n_micro", 0.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_micro must be a whole number in [1, 9007199254740992]; got 0.5
+    """
+    prefix = f"{where}: " if where else ""
+    accepted = f"a whole number in [{minimum}, {maximum}]"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{prefix}{name} must be {accepted}; got {short(value)} of type {type(value).__name__}")
+    try:
+        ok = float(value).is_integer() and minimum <= value <= maximum
+    except OverflowError:
+        ok = False
+    if not ok:
+        raise ValueError(f"{prefix}{name} must be {accepted}; got {short(value)}")
+    return int(value)
+
+
+def instance(name, value, cls, what=None, where=""):
+    """``value`` after checking it is a ``cls`` (a class or a tuple of them); ``what`` names it for the reader.
+
+    >>> instance("ops", [], list)
+    []
+    >>> instance("deployment", "GB200", dict, "a Deployment")
+    Traceback (most recent call last):
+    ...
+    ValueError: deployment must be a Deployment; got 'GB200' of type str
+    """
+    if not isinstance(value, cls):
+        prefix = f"{where}: " if where else ""
+        what = what or f"a {getattr(cls, '__name__', cls)}"
+        raise ValueError(f"{prefix}{name} must be {what}; got {short(value)} of type {type(value).__name__}")
+    return value
+
+
+def axes(ax, name="ax"):
+    """``ax`` after checking it is one matplotlib ``Axes`` (every ``draw_*`` helper draws into one)."""
+    from matplotlib.axes import Axes
+
+    return instance(name, ax, Axes, "a matplotlib Axes (e.g. fig.subplots())")
+
+
+def mapping(name, value, keys, where=""):
+    """``value`` after checking it is a mapping that holds every one of ``keys`` (a dict of symbol values)."""
+    from collections.abc import Mapping
+
+    instance(name, value, Mapping, f"a mapping with keys {', '.join(keys)}", where)
+    missing = [k for k in keys if k not in value]
+    if missing:
+        prefix = f"{where}: " if where else ""
+        raise ValueError(f"{prefix}{name} lacks {', '.join(map(repr, missing))}; it needs {', '.join(keys)} "
+                         "(e.g. a Deployment's .values)")
+    return value
+
+
+def work(what, units, limit, names):
+    """Refuse a call whose work, ``units`` (a product of its sizes), exceeds ``limit``: work is bounded by
+    the product, not size by size, so every call the checks let through returns in seconds.
+
+    >>> work("schedule", 10**6 * 10**6, 10**6, ("n_stages", "n_micro"))
+    Traceback (most recent call last):
+    ...
+    ValueError: schedule: n_stages x n_micro = 1e+12 exceeds 1e+06; make them smaller
+    """
+    if units > limit:
+        raise ValueError(f"{what}: {' x '.join(names)} = {float(units):.3g} exceeds {float(limit):.3g}; "
+                         "make them smaller")
+
+
+def record(obj):
+    """Check every field of the dataclass ``obj`` against its annotation, naming the first that fails.
+
+    ``float`` is a finite real number (or an array of them), ``int`` a whole number, ``str``, ``bool``,
+    ``tuple``, ``dict`` and classes by ``isinstance``; ``X | None`` admits None; ``object`` anything.
+    A dataclass calls it from ``__post_init__`` so that a record built or ``dataclasses.replace``-d with a
+    wrong type fails where it is made, not in a method later.
+    """
+    import dataclasses
+    import types
+    import typing
+
+    owner = type(obj).__name__
+    for f in dataclasses.fields(obj):
+        value, kind = getattr(obj, f.name), f.type
+        options = typing.get_args(kind) if isinstance(kind, types.UnionType) or typing.get_origin(kind) is \
+            typing.Union else (kind,)
+        errors = []
+        for option in options:
+            try:
+                _conforms(f.name, value, option, owner)
+                break
+            except ValueError as err:
+                errors.append(err)
+        else:
+            raise errors[0] if len(errors) == 1 else ValueError(
+                f"{owner}: {f.name} must be {' or '.join(_describe(o) for o in options)}; got {short(value)}")
+
+
+def _describe(kind):
+    names = {float: "a finite number", int: "a whole number", str: "a string", bool: "True or False",
+             type(None): "None", tuple: "a tuple", dict: "a dict"}
+    return names.get(kind, f"a {getattr(kind, '__name__', kind)}")
+
+
+def _conforms(name, value, kind, owner):
+    import typing
+
+    if kind is object or kind is typing.Any or isinstance(kind, str):
+        return
+    origin = typing.get_origin(kind) or kind
+    if kind is type(None):
+        ok = value is None
+    elif kind is float:
+        if isinstance(value, (bool, np.bool_)):
+            ok = False
+        elif isinstance(value, numbers.Real) and not isinstance(value, np.ndarray):
+            ok = _finite_real(value)
+        else:  # an array where the inputs were arrays
+            try:
+                arr = np.asarray(value, dtype=float)
+                ok = arr.ndim > 0 and bool(np.isfinite(arr).all()) and np.asarray(value).dtype.kind in "iuf"
+            except (TypeError, ValueError):
+                ok = False
+    elif kind is int:
+        ok = not isinstance(value, (bool, np.bool_)) and isinstance(value, numbers.Real) and _finite_real(value) \
+            and float(value).is_integer()
+    elif kind is bool:
+        ok = isinstance(value, (bool, np.bool_))
+    elif isinstance(origin, type):
+        ok = isinstance(value, origin)
+    else:
+        return
+    if not ok:
+        raise ValueError(f"{owner}: {name} must be {_describe(kind)}; got {short(value)} of type "
+                         f"{type(value).__name__}")
+
+
+def _finite_real(value):
+    try:
+        return bool(np.isfinite(float(value)))
+    except (OverflowError, TypeError, ValueError):
+        return False

@@ -56,7 +56,7 @@ import json
 import os
 import pathlib
 
-from . import models
+from . import _check, models
 from ._check import MAX_EXACT_INT as _MAX_INT
 from ._check import short
 
@@ -86,6 +86,14 @@ class ParamCount:
     parts: dict
     mtp: int = 0
     """DeepSeek's multi-token-prediction module, its own weights only; not in the total."""
+
+    def __post_init__(self):
+        _check.record(self)
+        for part, pair in self.parts.items():
+            if not (isinstance(pair, tuple) and len(pair) == 2 and all(
+                    isinstance(v, int) and not isinstance(v, bool) and 0 <= v for v in pair)):
+                raise ValueError(f"ParamCount: parts[{part!r}] must be a pair (stored, active) of whole numbers "
+                                 f">= 0; got {short(pair)}")
 
     @property
     def total(self):
@@ -478,6 +486,8 @@ def from_hf_config(path, *, name=None):
     if mla:
         # MLA caches a latent, not heads; head_dim records the value-head width, as the registry does
         n_kv, head_dim, attention = c.int("num_key_value_heads", default=nq), c.int("v_head_dim"), "MLA"
+        if n_kv > nq:
+            raise c.error(f"num_key_value_heads ({n_kv}) must not exceed num_attention_heads ({nq})")
     else:
         nq, n_kv, head_dim = _heads(c)
         attention = "MHA" if n_kv == nq else "GQA"

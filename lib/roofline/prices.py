@@ -68,7 +68,7 @@ def _entry(row):
     return entry
 
 
-ENTRIES = registry.Registry("api_prices.csv", _entry, "price")
+ENTRIES = registry.Registry("api_prices.csv", _entry, "price", signed=("change",))  # a change may cut the price
 
 
 @dataclasses.dataclass(frozen=True)

@@ -16,6 +16,7 @@ registries and deployments name.
 """
 
 import csv
+import re
 from importlib import resources
 
 from . import _check
@@ -42,11 +43,58 @@ def number(text, kind=float):
     return kind(float(text)) if text.strip() else None
 
 
+class _Row(dict):
+    """A data row as ``{column: text}`` that remembers the columns read, the last one apart, so that a cell
+    which cannot be converted is named by its column."""
+
+    def __init__(self, cells):
+        super().__init__(cells)
+        self.read, self.last = set(), None
+
+    def __getitem__(self, column):
+        self.last = column
+        self.read.add(column)
+        return super().__getitem__(column)
+
+    def get(self, column, default=None):
+        self.read.add(column)
+        return super().get(column, default)
+
+
+def _cell_error(filename, line, column, message):
+    return ValueError(f"{filename}, row {line}: column {column!r}: {message}")
+
+
+def _check_text(filename, line, row):
+    """Every cell of one row is UTF-8 text (a byte that is not was kept by ``surrogateescape``)."""
+    for column, text in row.items():
+        if any("\udc80" <= ch <= "\udcff" for ch in text):
+            raise _cell_error(filename, line, column, f"{text.encode('utf-8', 'surrogateescape')!r} is not UTF-8 "
+                              "text; the file must be UTF-8")
+
+
+def _check_cells(filename, line, row, signed):
+    """Every number of one row is finite and, unless its column is signed, not negative (wherever the cell is a
+    number at all); the ``key`` is not empty."""
+    for column, text in row.items():
+        try:
+            x = float(text)
+        except ValueError:
+            continue  # text: its make() decides whether a number belonged here
+        if x != x or x in (float("inf"), float("-inf")):
+            raise _cell_error(filename, line, column, f"{text!r} is not a finite number")
+        if x < 0 and column not in signed:
+            raise _cell_error(filename, line, column, f"{text!r} is negative; quantities here are >= 0")
+    if "key" in row and not row["key"].strip():
+        raise _cell_error(filename, line, "key", "the key must not be empty")
+
+
 class Registry:
     """The rows of one CSV file of the package, as objects with a ``key``, in file order.
 
-    A row that cannot be read (a missing or extra column, text where a number belongs, a value its
-    dataclass refuses) fails with the file, the row's line number and the reason.
+    Every row is checked as it is read, and one that cannot be (a missing or extra cell, a byte that is not
+    UTF-8, text where a number belongs, a negative, NaN or infinite quantity, an empty key, a value its
+    dataclass refuses) fails with the file, the row's line number and the column.
 
     Parameters
     ----------
@@ -58,28 +106,63 @@ class Registry:
         What an entry is ("hardware", "model", ...), for error messages.
     path : optional
         A path to read instead (a test's corrupt copy); errors still name ``filename`` and the row.
+    signed : tuple of str
+        Columns whose numbers may be negative (a price change); every other number must be >= 0.
     """
 
-    def __init__(self, filename, make, kind, path=None):
-        self.filename, self.kind = filename, kind
+    def __init__(self, filename, make, kind, path=None, signed=()):
+        self.filename, self.make, self.kind, self.signed = filename, make, kind, tuple(signed)
         self.table, self.aliases = {}, {}
         source = path if path is not None else resources.files(__package__).joinpath("data", filename)
-        with source.open(newline="", encoding="utf-8") as fh:
+        with source.open(newline="", encoding="utf-8", errors="surrogateescape") as fh:
             reader = csv.DictReader(fh)
-            for line, row in enumerate(reader, start=2):  # line 1 is the header
+            header = reader.fieldnames or []
+            if not header or len(set(header)) != len(header) or not all(h.strip() for h in header):
+                raise ValueError(f"{filename}, row 1 (the header): column names must be present, non-empty and "
+                                 f"distinct; got {header}")
+            read = set()
+            for line, cells in enumerate(reader, start=2):  # line 1 is the header
+                if None in cells:
+                    raise ValueError(f"{filename}, row {line}: {len(header)} columns expected, got "
+                                     f"{len(header) + len(cells[None])}: extra values {cells[None]} after the last "
+                                     f"column, {header[-1]!r}")
+                missing = [c for c, v in cells.items() if v is None]
+                if missing:
+                    raise ValueError(f"{filename}, row {line}: {len(header)} columns expected, got "
+                                     f"{len(header) - len(missing)}: no value for column {missing[0]!r}"
+                                     + (f" and {len(missing) - 1} more" if len(missing) > 1 else ""))
+                _check_text(filename, line, cells)
+                row = _Row(cells)
                 try:
-                    if None in row or None in row.values():
-                        raise ValueError(f"{len(reader.fieldnames)} columns expected")
                     item = make(row)
                 except KeyError as err:
-                    raise ValueError(f"{filename}, row {line}: missing column {err}") from err
+                    if err.args and err.args[0] not in header:
+                        raise ValueError(f"{filename}, row {line}: missing column {err}; the header has "
+                                         f"{', '.join(header)}") from err
+                    raise _cell_error(filename, line, row.last, f"{type(err).__name__}: {err}") from err
                 except (ValueError, TypeError) as err:
+                    if re.match(r"could not convert|invalid literal", str(err)):
+                        raise ValueError(f"{filename}, row {line}: {err} (column {row.last!r})") from err
+                    try:  # a NaN, infinite or negative cell: name its column, beside the reason the row gave
+                        _check_cells(filename, line, cells, self.signed)
+                    except ValueError as cell:
+                        raise ValueError(f"{cell} ({err})") from err
                     raise ValueError(f"{filename}, row {line}: {err}") from err
+                except (ArithmeticError, AttributeError, IndexError) as err:
+                    raise _cell_error(filename, line, row.last, f"{type(err).__name__}: {err}") from err
+                _check_cells(filename, line, cells, self.signed)  # what the row's own checks let through
+                if not isinstance(item.key, str) or not item.key.strip():
+                    raise _cell_error(filename, line, "key", f"the key must be non-empty text; got {item.key!r}")
                 if item.key in self.table:
-                    raise ValueError(f"{filename}: two rows named {item.key!r}")
+                    raise ValueError(f"{filename}, row {line}: two rows named {item.key!r}")
                 self.table[item.key] = item
                 for alias in filter(None, (row.get("aliases") or "").split(";")):
                     self.aliases[alias.strip()] = item
+                read |= row.read
+        unread = [h for h in header if h not in read]
+        if self.table and unread:  # a column no row is read from: misspelt, or data the library ignores
+            raise ValueError(f"{filename}, row 1 (the header): column {unread[0]!r} is not one the {kind} rows "
+                             f"read; columns read: {', '.join(h for h in header if h in read)}")
 
     def get(self, name):
         """The entry called ``name`` (case, spaces, dots and dashes ignored; aliases accepted)."""
