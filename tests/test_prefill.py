@@ -280,7 +280,7 @@ def test_the_two_terms_of_a_pass_have_one_unit():
 @pytest.mark.parametrize("eq", EVERY, ids=[e.name for e in EVERY])
 def test_bad_input_is_named(eq):
     """Every argument, given a negative or NaN, fails naming itself."""
-    good = {a: 0.5 for a in eq.args}
+    good = {a: 0.5 if a == "accept_rate" else 2.0 for a in eq.args}  # counts (chips) are at least 1
     for arg in eq.args:
         for bad in (-1.0, math.nan):
             with pytest.raises(ValueError, match=rf"\b{arg}\b"):
