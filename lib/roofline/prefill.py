@@ -71,7 +71,9 @@ def declare(name, keyword, unit, dimension, meaning, domain="positive"):
     """
     if keyword in symbols.TABLE:
         return symbols.TABLE[keyword].symbol
-    sym = sp.Symbol(name, **{domain: True})
+    if domain not in ("positive", "nonnegative"):
+        raise ValueError(f"declare: domain must be 'positive' or 'nonnegative'; got {domain!r}")
+    sym = sp.Symbol(name, **{domain: True})  # the domain is also the sympy assumption
     quantity = symbols.Quantity(sym, keyword, unit, dimension, meaning, CHAPTER, domain)
     symbols.TABLE[keyword] = quantity
     symbols._BY_SYMBOL[sym] = quantity
