@@ -124,7 +124,9 @@ def test_measured_runs_stay_above_the_step_with_the_all_to_all(key):
     """Each published run overlaps its all-to-all with compute as its data row says, so the step with the
     all-to-all under that overlap bounds its step from below: HGX runs send every copy through the NIC
     (n_racks = GPUs), the NVL72 run stays on NVLink; each run's own dispatch (FP8: 1 byte a value, NVFP4:
-    0.5) and a BF16 combine. The hidden case, max(step, all-to-all), stays below too."""
+    0.5) and a BF16 combine. A combine-only overlap hides the combines only behind the down GEMMs and the
+    shared expert, which leave the step compute-bound when taken out. The hidden case, max(step,
+    all-to-all), stays below too."""
     import dataclasses
 
     m = measured.get(key)
@@ -137,9 +139,15 @@ def test_measured_runs_stay_above_the_step_with_the_all_to_all(key):
     comm = d.evaluate(moe.comm_time_s, act_bytes=moe_data.act_bytes_per_value(m.a2a_dispatch), **given)
     disp = d.evaluate(moe.comm_time_s, act_bytes=moe_data.act_bytes_per_value(m.a2a_dispatch, m.a2a_dispatch),
                       **given) / 2
-    core = m.terms()["step"]
-    own = moe_data.step_with_a2a_s(core, disp, comm - disp, m.a2a_overlap)
+    t = m.terms()
+    core, hide = t["step"], None
+    if m.a2a_overlap == "combine":
+        hide = moe_data.combine_hideable_s(m)
+        assert t["compute"] - hide >= t["memory"] and core == pytest.approx(t["compute"], rel=1e-12)
+    own = moe_data.step_with_a2a_s(core, disp, comm - disp, m.a2a_overlap, hide)
     assert max(core, comm) <= own * (1 + 1e-12) and own < m.measured_step_time_s()
+    if hide is not None:  # tighter than the floor that takes the combines as wholly hidden
+        assert own > moe_data.step_with_a2a_s(core, disp, comm - disp, "combine")
 
 
 def test_measured_runs_carry_their_dispatch_and_overlap():
@@ -171,6 +179,37 @@ def test_step_with_the_all_to_all_under_each_overlap():
         f(20, 5, 15, "tbo")
     with pytest.raises(ValueError, match="dispatch_s must be a finite number >= 0"):
         f(20, -5, 15, "none")
+
+
+def test_combine_hidden_only_behind_the_work_beside_it():
+    """By hand, a 20 ms step with 5 ms of dispatches and 15 of combines under a combine-only overlap: 3 ms of
+    work beside the combines leaves 17 ms that hide nothing, so 17 + 5 + max(15, 3) = 37 ms; 18 ms of it,
+    more than the combines, gives the wholly hidden floor, 20 + 5 = 25. Refused: that work longer than the
+    step, negative, or with another overlap."""
+    f = moe_data.step_with_a2a_s
+    assert f(20, 5, 15, "combine", hideable_s=3) == 37
+    assert f(20, 5, 15, "combine", 18) == f(20, 5, 15, "combine") == 25
+    assert f(np.array([20.0, 40.0]), 5, 15, "combine", 3) == pytest.approx([37, 57])
+    with pytest.raises(ValueError, match="hideable_s must be at most core_s"):
+        f(20, 5, 15, "combine", 21)
+    with pytest.raises(ValueError, match="hideable_s must be a finite number >= 0"):
+        f(20, 5, 15, "combine", -1)
+    with pytest.raises(ValueError, match="hideable_s applies to overlap 'combine' only; got overlap 'none'"):
+        f(20, 5, 15, "none", 3)
+
+
+def test_combine_hideable_work_of_the_gb200_run():
+    """SGLang's GB200 run, by hand: 1,408 tokens per GPU x 58 MoE layers x (8 down GEMMs + 3 shared-expert
+    matrices) x 2 x 7,168 x 2,048 FLOP = 26.4 TFLOP, at GB200's FP4 10 PFLOP/s: 2.64 ms. By key or by
+    Measurement; anything else refused."""
+    by_hand = 1408 * 58 * 11 * 2 * 7168 * 2048 / 10e15
+    assert by_hand == pytest.approx(2.6374e-3, rel=1e-4)
+    assert moe_data.combine_hideable_s("SGLang GB200 NVL72") == pytest.approx(by_hand, rel=1e-12)
+    assert moe_data.combine_hideable_s(measured.get("SGLang GB200 NVL72")) == pytest.approx(by_hand, rel=1e-12)
+    with pytest.raises(TypeError, match="run must be a Measurement or its key"):
+        moe_data.combine_hideable_s(3)
+    with pytest.raises(ValueError, match="no-such-run"):
+        moe_data.combine_hideable_s("no-such-run")
 
 
 def test_layouts_split_one_domain_or_add_each_racks_gpus():

@@ -21,7 +21,8 @@ The step with its all-to-all (:func:`step_with_a2a_s`)
 -------------------------------------------------------
 Chapter 1's step and the all-to-all's chains of dispatches and of combines, under the overlap a measured
 run uses (:data:`roofline.measured.A2A_OVERLAPS`): two micro-batches hide the whole all-to-all, a
-combine-only overlap leaves the dispatches exposed, no overlap adds both.
+combine-only overlap leaves the dispatches exposed and hides the combines only behind the work it runs
+beside (:func:`combine_hideable_s`: the down GEMMs and the shared expert), no overlap adds both.
 
 GB200's measured all-to-all (:func:`trtllm_a2a_s`)
 --------------------------------------------------
@@ -75,26 +76,68 @@ def act_bytes_per_value(dispatch="fp8", combine="bf16"):
     return (one("dispatch", dispatch) + one("combine", combine)) / 2
 
 
-def step_with_a2a_s(core_s, dispatch_s, combine_s, overlap):
+def step_with_a2a_s(core_s, dispatch_s, combine_s, overlap, hideable_s=None):
     """A decode step with its all-to-all, s: chapter 1's step ``core_s`` and the step's chains of dispatches
     ``dispatch_s`` and of combines ``combine_s``, under ``overlap`` (a key of
     :data:`roofline.measured.A2A_OVERLAPS`, as a measured run's data row gives it).
 
     'two-batch': the longer of the step and the whole all-to-all (one micro-batch computes while the other
-    communicates); 'combine': the step plus the dispatches, the combines hidden (a floor, since they hide
-    only behind part of the MoE arithmetic); 'none': all three added.
+    communicates); 'combine': the step plus the dispatches, the combines hidden; 'none': all three added.
+
+    With 'combine', ``hideable_s`` is the part of the step the combines can hide behind, at the roofline
+    (:func:`combine_hideable_s`): the rest of the step, ``core_s - hideable_s``, runs beside no
+    communication, the dispatches are exposed, and the combines and that work take the longer of the two:
+    ``core_s - hideable_s + dispatch_s + max(combine_s, hideable_s)``. Without it the combines count as
+    wholly hidden, the loosest floor (the same as any ``hideable_s`` of ``combine_s`` or more). The caller
+    checks that ``core_s - hideable_s`` bounds the rest of the step, as it does where the step stays
+    compute-bound without that work.
 
     >>> [step_with_a2a_s(20, 5, 15, o) for o in ("two-batch", "combine", "none")]
     [20.0, 25.0, 40.0]
+    >>> step_with_a2a_s(20, 5, 15, "combine", hideable_s=3), step_with_a2a_s(20, 5, 15, "combine", 18)
+    (37.0, 25.0)
     """
     overlap = _check.choice("overlap", overlap, {k: k for k in measured.A2A_OVERLAPS})
     core, d, c = (_check.check_value(n, v, "nonnegative") for n, v in
                   (("core_s", core_s), ("dispatch_s", dispatch_s), ("combine_s", combine_s)))
+    if hideable_s is not None:
+        if overlap != "combine":
+            raise ValueError(f"hideable_s applies to overlap 'combine' only; got overlap {overlap!r}")
+        h = _check.check_value("hideable_s", hideable_s, "nonnegative")
+        if np.any(h > core):
+            raise ValueError(f"hideable_s must be at most core_s (part of the step); got hideable_s "
+                             f"{_check.short(hideable_s)} against core_s {_check.short(core_s)}")
     if overlap == "two-batch":
         out = np.maximum(core, d + c)
+    elif overlap == "combine":
+        out = core + d if hideable_s is None else core - h + d + np.maximum(c, h)
     else:
-        out = core + d if overlap == "combine" else core + d + c
+        out = core + d + c
     return float(out) if np.ndim(out) == 0 else out
+
+
+def combine_hideable_s(run):
+    """The work a run's combines can hide behind in one batch, s a step at the roofline's FLOP rate: each
+    token's down GEMMs in its routed experts and its whole shared expert (three matrices), in every MoE
+    layer, for the run's sequences per chip. ``run``: a :class:`roofline.measured.Measurement` or its key.
+
+    SGLang's GB200 run overlaps the combine "with both the down GEMM and the shared experts" (LMSYS's GB200
+    part II post): DeepSeek-V3, 1,408 tokens per GPU, 8 down GEMMs + 3 shared matrices of
+    2 x 7,168 x 2,048 FLOP a token in 58 layers = 26.4 TFLOP, at FP4's 10 PFLOP/s:
+
+    >>> print(f"{combine_hideable_s('SGLang GB200 NVL72') * 1e3:.2f} ms")
+    2.64 ms
+    """
+    if isinstance(run, str):
+        run = measured.get(run)
+    if not isinstance(run, measured.Measurement):
+        raise TypeError(f"run must be a Measurement or its key; got {_check.short(run)}")
+    m = run.model
+    if not m.moe_layers or not m.moe_ffn_dim or m.active_routed_experts is None:
+        raise ValueError(f"run {run.key!r}: its model {m.key!r} has no MoE layers of known shape")
+    matrices = m.active_routed_experts + 3 * (m.shared_experts or 0)
+    flop = 2 * m.hidden_size * m.moe_ffn_dim * matrices * m.moe_layers * run.batch_per_chip
+    return flop / run.hardware.flops(run.precision)
 
 
 def link_values(chip, n_racks=1, links="calibrated"):
