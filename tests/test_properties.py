@@ -30,9 +30,9 @@ def systems(draw):
     n_experts = draw(log_uniform(1, 1e4))
     n_chips = draw(log_uniform(1, 1e5))
     n_active = n_total * draw(log_uniform(1e-3, 1.0))
-    top_k = n_experts * draw(log_uniform(1e-3, 1))
+    top_k = n_experts ** draw(st.floats(0, 1))  # a count: 1 to E experts, log-uniform
     # the active routed experts are part of the active parameters: K N_routed / E <= N_active
-    n_routed = min(n_total * draw(st.floats(0.0, 1.0)), n_active * n_experts / top_k)
+    n_routed = min(n_total * draw(st.floats(0.0, 1.0)), n_active * n_experts / top_k * (1 - 1e-12))  # rounding
     return dict(
         n_total=n_total, n_active=n_active,
         bytes_per_param=draw(st.sampled_from([0.5, 1.0, 2.0, 4.0])),

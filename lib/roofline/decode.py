@@ -64,6 +64,7 @@ _S = u.second
 
 def build(attention="dense", kv_sharding="split"):
     """The chapter-1 equations under one variant, as {numeric function name: Spec}."""
+    equations.check_variant(__name__, attention=attention, kv_sharding=kv_sharding)
     tokens_read, kv_chips = TOKENS_READ[attention], KV_CHIPS[kv_sharding]
 
     t_compute = B * N_active * FLOPS_PER_MAC / (n_chips * flops)  # each sequence multiplies every active weight (00:03:12)

@@ -35,7 +35,10 @@ def default_chips(model, chip, bytes_per_param):
     bigger domain (a TPU pod of 256 to 9,216 chips) is cut to the smallest power-of-two
     slice whose HBM holds the weights.
     """
-    weights = model.total_params * bytes_per_param
+    _check.instance("model", model, models.Model, "a roofline Model (see roofline.models.get)", "default_chips")
+    _check.instance("chip", chip, hardware.Hardware, "a roofline Hardware (see roofline.hardware.get)",
+                    "default_chips")
+    weights = model.total_params * _check.check_value("bytes_per_param", bytes_per_param, where="default_chips")
     size = chip.scaleup_domain
     if size <= 72:
         domains = max(1, math.ceil(weights / (size * chip.hbm_bytes)))
@@ -48,6 +51,12 @@ def default_chips(model, chip, bytes_per_param):
                       f"({weights / 1e9:,.0f} GB)")
     return n, (f"the smallest power-of-two slice of the {size:,}-chip domain whose HBM holds the "
                f"weights ({weights / 1e9:,.0f} GB)")
+
+
+def _refined(refined):
+    if not isinstance(refined, (bool, np.bool_)):
+        raise ValueError(f"refined must be True or False; got {_check.short(refined)}")
+    return bool(refined)
 
 
 LINK_KEYS = ("hop_latency", "scaleup_bw", "scaleout_bw")
@@ -113,8 +122,9 @@ class Deployment:
                              f"got {_check.short(self.hardware)}")
         if self.precision is not None:
             self.hardware.flops(self.precision)  # raises if the chip has no such rate
-        registry.precision_name(self.kv_precision)
-        registry.precision_name(self.activation_precision)
+        # stored by their canonical names ('FP8' -> 'fp8'), so every lookup and comparison sees one spelling
+        object.__setattr__(self, "kv_precision", registry.precision_name(self.kv_precision))
+        object.__setattr__(self, "activation_precision", registry.precision_name(self.activation_precision))
         decode.step_time_s.under(**self.options)  # raises, naming the axis, for an unknown variant
         for name in ("n_chips", "kv_bytes", "price_usd_per_hour"):
             value = getattr(self, name)
@@ -189,6 +199,7 @@ class Deployment:
             "kv_bytes": self.kv_bytes_at(None),
             "hbm_bytes": self.hardware.hbm_bytes,
             "attn_flops": self.attn_flops_at(None),
+            "latent_flops": 0.0,  # attention as the deployment runs it expands no cached token (see roofline.prefill)
         }
         if self.kv_precision in self.hardware.precisions():  # attention math at the cache's precision
             out["attn_flops_rate"] = self.hardware.flops(self.kv_precision)
@@ -233,6 +244,9 @@ class Deployment:
 
     def subs(self, **given):
         """``{symbol: value}`` for sympy's ``.subs()``: the deployment's values, updated by ``given``."""
+        unknown = [k for k in given if k not in symbols.TABLE]
+        if unknown:
+            raise ValueError(f"subs() got unknown keywords {unknown}; accepted: {', '.join(symbols.TABLE)}")
         merged = self.values | given
         return {symbols.TABLE[k].symbol: v for k, v in merged.items()}
 
@@ -269,7 +283,7 @@ class Deployment:
         ``refined=True``: the compute term counts attention FLOPs and the weight term reads only
         the experts touched (:func:`roofline.decode.step_time_refined_s`).
         """
-        if refined:
+        if _refined(refined):
             parts = (("compute", decode.compute_time_attn_s), ("weights", decode.weight_time_touched_s),
                      ("kv", decode.kv_time_s))
         else:
@@ -285,7 +299,7 @@ class Deployment:
 
     def step_time_s(self, batch, len_ctx, refined=False):
         """Step time, s: max(compute, weight fetch + KV fetch); ``refined``: see :meth:`terms`."""
-        eq = decode.step_time_refined_s if refined else decode.step_time_s
+        eq = decode.step_time_refined_s if _refined(refined) else decode.step_time_s
         return self.evaluate(eq, batch=batch, len_ctx=len_ctx)
 
     def max_batch(self, len_ctx):
@@ -295,13 +309,16 @@ class Deployment:
     def check_fits(self, batch, len_ctx):
         """Nothing if the KV cache of ``batch`` sequences fits in memory at ``len_ctx``; ValueError if not."""
         most = self.max_batch(len_ctx)
+        batch = _check.check_value("batch", batch)
         if np.any(np.asarray(batch) > most):
-            raise ValueError(f"batch {_check.short(batch)} at {len_ctx:,.0f} tokens does not fit: {self.model.key} on "
-                             f"{self.n_chips_used} x {self.hardware.key} holds at most {most:,.0f} sequences")
+            show = lambda x: f"{x:,.0f}" if np.ndim(x) == 0 else _check.short(x)  # noqa: E731
+            raise ValueError(f"batch {_check.short(batch)} at {show(len_ctx)} tokens (len_ctx) does not fit: "
+                             f"{self.model.key} on {self.n_chips_used} x {self.hardware.key} holds at most "
+                             f"{show(most)} sequences")
 
     def tokens_per_s(self, batch, len_ctx, refined=False):
         """Output tokens per second of the replica; ``refined``: see :meth:`terms`."""
-        return batch / self.step_time_s(batch, len_ctx, refined) if refined else \
+        return batch / self.step_time_s(batch, len_ctx, refined) if _refined(refined) else \
             self.evaluate(decode.tokens_per_s, batch=batch, len_ctx=len_ctx)
 
     def cost_per_token_usd(self, batch, len_ctx):

@@ -7,7 +7,7 @@ keeps the expression (``.expr``), its unit, and a numeric function generated
 from it with :func:`sympy.lambdify` that
 
 * takes the symbols' keywords (``batch=``, ``len_ctx=``, ...) and nothing else;
-* checks every value against its symbol's domain (finite and > 0, or >= 0) and
+* checks every value against its symbol's domain (finite and > 0, >= 0, or a count >= 1) and
   every set of arrays for broadcasting, raising ``ValueError`` that names the
   parameter, the value and what is accepted;
 * never hides an overflow or an undefined result: a NaN, or an infinity that the
@@ -28,10 +28,10 @@ terms, say) follows the variant instead of patching an input.
 >>> e = Equation("per_chip", B / n_chips, unit="sequences", doc="Sequences per chip.")
 >>> e(batch=64, n_chips=8)
 8.0
->>> e(batch=64, n_chips=0)
+>>> e(batch=64, n_chips=0.5)
 Traceback (most recent call last):
 ...
-ValueError: per_chip: n_chips must be a finite number > 0; got 0
+ValueError: per_chip: n_chips must be a finite number >= 1; got 0.5
 """
 
 import dataclasses
@@ -163,6 +163,13 @@ class Equation:
 
     def subs(self, mapping):
         """The expression with ``mapping`` (symbol or keyword -> value) substituted."""
+        if not hasattr(mapping, "items"):
+            raise ValueError(f"{self.name}.subs: mapping must be a dict of symbols or keywords to values; "
+                             f"got {_short(mapping)}")
+        unknown = [k for k in mapping if not (k in symbols.TABLE if isinstance(k, str) else isinstance(k, sp.Basic))]
+        if unknown:
+            raise ValueError(f"{self.name}.subs: mapping has unknown keywords {unknown}; accepted: symbols or "
+                             f"{', '.join(symbols.TABLE)}")
         return self.expr.subs({(symbols.TABLE[k].symbol if isinstance(k, str) else k): v
                                for k, v in mapping.items()})
 
@@ -181,17 +188,28 @@ class Spec:
     zero: str | None = None
 
 
+_OPTIONS = {}
+
+
+def check_variant(module, **chosen):
+    """Check a builder's options against the values :func:`family` registered for ``module``'s axes, naming
+    the axis and what it accepts; a builder calls it first, so ``build(attention="bogus")`` fails there."""
+    accepted = _OPTIONS[module.rsplit(".", 1)[-1]]
+    for k, v in chosen.items():
+        if not any(type(v) is type(o) and v == o for o in accepted[k]):
+            raise ValueError(f"{k} must be one of {', '.join(repr(o) for o in accepted[k])}; got {_short(v)}")
+
+
 class _Family:
     def __init__(self, module, builder, options):
         self.module, self.builder, self.options = module, builder, options
         self.cache = {}
+        _OPTIONS[module] = options
         self.defaults = self.build()
 
     def build(self, **options):
         chosen = {k: options.get(k, v[0]) for k, v in self.options.items()}
-        for k, v in chosen.items():
-            if v not in self.options[k]:
-                raise ValueError(f"{k} must be one of {', '.join(repr(o) for o in self.options[k])}; got {v!r}")
+        check_variant(self.module, **chosen)
         key = tuple(sorted(chosen.items()))
         if key not in self.cache:
             specs = self.builder(**chosen)

@@ -49,6 +49,12 @@ class MemoryTier:
     bandwidth: float     # byte/s per chip (per device)
     source: str = ""     # where a storage device's figures come from (a chip's are in its row)
 
+    def __post_init__(self):
+        for name in ("bytes", "bandwidth"):
+            if np.ndim(check_value(name, getattr(self, name), where="MemoryTier field")):
+                raise ValueError(f"MemoryTier field {name} must be one number, not an array")
+        _check.record(self)  # every other field's type
+
     @property
     def drain_time_s(self):
         """How long reading the whole tier once takes, in seconds (capacity over bandwidth)."""
@@ -79,6 +85,14 @@ class NetworkTier:
     size: int | None               # chips reachable in one hop domain (None: the whole cluster)
     bandwidth: float | None        # byte/s per chip, one direction
     hop_latency_s: float | None    # s per hop, where published
+
+    def __post_init__(self):
+        if self.size is not None:
+            _check.whole("size", self.size, where="NetworkTier field")
+        for name in ("bandwidth", "hop_latency_s"):
+            if getattr(self, name) is not None:
+                check_value(name, getattr(self, name), where="NetworkTier field")
+        _check.record(self)  # every other field's type
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,6 +143,7 @@ class Hardware:
             raise ValueError(f"Hardware field scaleup_domain must be an integer in [1, 2**31]; got {_check.short(d)}")
         if not self.precisions():
             raise ValueError(f"Hardware {self.key!r} needs at least one of flops_bf16, flops_fp8, flops_fp4")
+        _check.record(self)  # every other field's type
 
     @property
     def preliminary(self):

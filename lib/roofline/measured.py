@@ -49,6 +49,17 @@ A2A_OVERLAPS = {
 """How a run overlaps its all-to-all with compute, as its source states."""
 
 
+_KV_PRECISIONS = {b: p for p, b in registry.PRECISIONS.items()}  # bytes per cached value -> its precision
+
+
+def _named(field, check):
+    """Run ``check`` (a registry lookup); a ValueError it raises names ``field``, the record's own name for it."""
+    try:
+        check()
+    except ValueError as err:
+        raise ValueError(f"{field}: {err}") from None
+
+
 @dataclasses.dataclass(frozen=True)
 class Measurement:
     """One published decode measurement and the setup it ran with."""
@@ -73,13 +84,22 @@ class Measurement:
     def __post_init__(self):
         for name in ("n_chips", "batch_per_chip", "len_ctx", "kv_bytes_per_elem", "out_tokens_per_s_per_chip"):
             _check.check_value(name, getattr(self, name), where="Measurement field")
-        hardware.get(self.hardware_key).flops(self.precision)  # raises if unknown or unpublished
-        models.get(self.model_key)
+        for name in ("kv_bytes_per_token_published", "out_tokens_per_s_per_node"):
+            if getattr(self, name) is not None:
+                _check.check_value(name, getattr(self, name), where="Measurement field")
+        _check.whole("n_chips", self.n_chips, where="Measurement field")
+        if self.kv_bytes_per_elem not in _KV_PRECISIONS:
+            raise ValueError(f"Measurement field: kv_bytes_per_elem must be one of "
+                             f"{', '.join(f'{b:g} ({p})' for b, p in _KV_PRECISIONS.items())}; "
+                             f"got {self.kv_bytes_per_elem!r}")
+        _named("hardware_key", lambda: hardware.get(self.hardware_key).flops(self.precision))  # unknown, unpublished
+        _named("model_key", lambda: models.get(self.model_key))
         for name, accepted in (("a2a_dispatch", A2A_DISPATCHES), ("a2a_overlap", A2A_OVERLAPS)):
             value = getattr(self, name)
             if not isinstance(value, str) or value not in accepted:
                 raise ValueError(f"Measurement {self.key!r}: {name} must be one of {list(accepted)}; "
                                  f"got {_check.short(value)}")
+        _check.record(self)  # every other field's type
 
     @property
     def hardware(self):
@@ -106,8 +126,7 @@ class Measurement:
     @property
     def kv_precision(self):
         """The KV cache's precision, 'bf16' or 'fp8', from its bytes per element; attention math runs at it."""
-        names = {b: p for p, b in registry.PRECISIONS.items()}
-        return names[self.kv_bytes_per_elem]
+        return _KV_PRECISIONS[self.kv_bytes_per_elem]
 
     def deployment(self):
         """The :class:`~roofline.Deployment` with the measurement's chips, precisions and KV bytes."""
@@ -177,10 +196,16 @@ class SpeedCost:
     def __post_init__(self):
         for name in ("fast_tok_s_per_chip", "slow_tok_s_per_chip"):
             _check.check_value(name, getattr(self, name), where="SpeedCost field")
+        for name in ("fast_user_tok_s", "slow_user_tok_s"):
+            if getattr(self, name) is not None:
+                _check.check_value(name, getattr(self, name), where="SpeedCost field")
         if self.fast_tok_s_per_chip > self.slow_tok_s_per_chip:
-            raise ValueError(f"SpeedCost {self.key!r}: the fast point must not have the higher throughput")
-        hardware.get(self.hardware_key)
-        models.get(self.model_key)
+            raise ValueError(f"SpeedCost {self.key!r}: the fast point must not have the higher throughput "
+                             f"(fast_tok_s_per_chip {self.fast_tok_s_per_chip:g} > slow_tok_s_per_chip "
+                             f"{self.slow_tok_s_per_chip:g})")
+        _named("hardware_key", lambda: hardware.get(self.hardware_key))
+        _named("model_key", lambda: models.get(self.model_key))
+        _check.record(self)  # every other field's type
 
     def speedup(self):
         """Per-user speed of the fast point over the slow one, or None where a speed is unpublished."""
@@ -252,6 +277,7 @@ class LinkMeasurement:
             _check.check_value("time_s", self.time_s, where="LinkMeasurement field")
         elif self.use == "fit":
             raise ValueError(f"LinkMeasurement {self.key!r}: use 'fit' needs a published time (time_us)")
+        _check.record(self)  # every other field's type
 
     @property
     def payload_bytes(self):
@@ -313,6 +339,10 @@ class LinkFit:
     beta_bytes_per_s: float
     keys: tuple
     residuals: tuple
+
+    def __post_init__(self):
+        _check.check_value("beta_bytes_per_s", self.beta_bytes_per_s, where="LinkFit")
+        _check.record(self)  # every other field's type
 
     def time_s(self, link_bytes):
         """One all-to-all moving ``link_bytes`` over the link, s (calibrated)."""

@@ -112,6 +112,7 @@ class Model:
                                  f"({getattr(self, whole)})")
         if self.full_attention_layers not in (None, self.layers) and self.sliding_window is None:
             raise ValueError("Model field sliding_window is required when full_attention_layers < layers")
+        _check.record(self)  # every other field's type
 
     # -- parameters and experts ----------------------------------------------------------------
     @property

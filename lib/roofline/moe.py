@@ -100,6 +100,7 @@ def layout_chips(n_experts, domain, n_racks=1, layout="split"):
 
 def build(overlap="none", dispatch="per_copy"):
     """The chapter-2 equations under one variant, as {numeric function name: Spec}."""
+    equations.check_variant(__name__, overlap=overlap, dispatch=dispatch)
     per_chip = B / n_chips                                   # tokens whose router sits on each chip (00:35:20)
     copies = per_chip * top_k * d_model * act_bytes          # bytes of one phase if every copy left the chip
     leave_chip = 1 - 1 / n_chips                             # uniform routing: a copy stays with prob. 1/G

@@ -75,6 +75,7 @@ _S = u.second
 
 def build(schedule="gpipe"):
     """The chapter-3 equations under one schedule, as {numeric function name: Spec}."""
+    equations.check_variant(__name__, schedule=schedule)
     # per token: the stage's all-to-alls (out and back, K copies, 1 - 1/G leave the chip) on the scale-up
     # network, against one send across the cut on the scale-out network; D b_a cancels
     stage_time = 2 * top_k * stage_layers * (1 - 1 / n_chips) / scaleup_bw

@@ -56,6 +56,7 @@ _B = u.byte
 # -- the equations ------------------------------------------------------------------------------
 def build(scores="stored", dropout="on", activations="stored"):
     """The chapter-7 equations under one choice of variants, as {numeric function name: Spec}."""
+    equations.check_variant(__name__, scores=scores, dropout=dropout, activations=activations)
     s, b, h, a, bv, L = len_ctx, micro_batch, d_model, n_heads, saved_act_bytes, n_layers
     # Korthikanti et al. 2022, sec. 4.1, in values of bv bytes (16-bit: bv = 2):
     #   attention: LN output, Q, K, V, the projection's input: 5 sbh; softmax and its dropout: 2 a s^2 b

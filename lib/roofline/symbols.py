@@ -7,8 +7,10 @@ book's notation page, the dimensional-analysis tests and the input checks, so a
 symbol added here shows up everywhere without being retyped.
 
 A symbol's *domain* says which values a numeric function accepts for it:
-``"positive"`` (finite and > 0) or ``"nonnegative"`` (finite and >= 0, where
-zero means something physical: an empty context, a model with no KV cache).
+``"positive"`` (finite and > 0), ``"nonnegative"`` (finite and >= 0, where
+zero means something physical: an empty context, a model with no KV cache) or
+``"count"`` (finite and >= 1: chips, racks, stages, layers, experts, heads,
+micro-batches; below one the fractions of the equations turn negative).
 
 >>> TABLE["len_ctx"].unit, TABLE["len_ctx"].domain
 ('tokens', 'nonnegative')
@@ -34,14 +36,15 @@ class Quantity:
     dimension: sp.Expr  # the unit in sympy.physics.units (1 for counts), for the dimension tests
     meaning: str
     chapter: int        # chapter of the lecture that introduces it
-    domain: str = "positive"  # or "nonnegative"
+    domain: str = "positive"  # or "nonnegative", or "count" (>= 1)
 
 
 _ROWS = []
+_ASSUMPTION = {"positive": "positive", "nonnegative": "nonnegative", "count": "positive"}
 
 
 def _declare(name, keyword, unit, dimension, meaning, chapter, domain="positive"):
-    sym = sp.Symbol(name, **{domain: True})  # the domain is also the sympy assumption
+    sym = sp.Symbol(name, **{_ASSUMPTION[domain]: True})  # the domain is also the sympy assumption
     _ROWS.append(Quantity(sym, keyword, unit, dimension, meaning, chapter, domain))
     return sym
 
@@ -57,7 +60,8 @@ bytes_per_param = _declare("b_w", "bytes_per_param", "byte/parameter", u.byte,
 flops = _declare("F", "flops", "FLOP/s per chip", 1 / u.second,
                  "dense matrix throughput of one chip at the weight precision; a multiply-add is 2 FLOPs", 1)
 mem_bw = _declare("W", "mem_bw", "byte/s per chip", u.byte / u.second, "HBM bandwidth of one chip", 1)
-n_chips = _declare("G", "n_chips", "chips", 1, "chips that hold one replica of the model and share each step", 1)
+n_chips = _declare("G", "n_chips", "chips", 1, "chips that hold one replica of the model and share each step", 1,
+                   "count")
 len_ctx = _declare("L", "len_ctx", "tokens", 1, "context length each sequence attends over", 1, "nonnegative")
 kv_bytes = _declare("k", "kv_bytes", "byte/token", u.byte,
                     "KV-cache bytes stored per token of context (zero: no KV cache)", 1, "nonnegative")
@@ -67,8 +71,8 @@ hbm_bytes = _declare("M", "hbm_bytes", "byte per chip", u.byte, "usable HBM capa
 # -- chapter 1, beyond the lecture: which experts a step reads, attention's own FLOPs ----------
 n_routed = _declare("N_routed", "n_routed", "parameters", 1,
                     "parameters of the routed experts, all of them (zero for a dense model)", 1, "nonnegative")
-n_experts = _declare("E", "n_experts", "experts", 1, "routed experts per MoE layer (1 for a dense model)", 1)
-top_k = _declare("K", "top_k", "experts", 1, "routed experts each token is sent to (at most E)", 1)
+n_experts = _declare("E", "n_experts", "experts", 1, "routed experts per MoE layer (1 for a dense model)", 1, "count")
+top_k = _declare("K", "top_k", "experts", 1, "routed experts each token is sent to (at most E)", 1, "count")
 attn_flops = _declare("a", "attn_flops", "FLOP/token", 1,
                       "attention FLOPs a new token spends per token of context it reads (scores and "
                       "weighted sum; zero: ignored, as in the lecture)", 1, "nonnegative")
@@ -79,8 +83,8 @@ attn_flops_rate = _declare("F_a", "attn_flops_rate", "FLOP/s per chip", 1 / u.se
 d_model = _declare("D", "d_model", "values per token", 1, "width of the residual stream (hidden size)", 2)
 act_bytes = _declare("b_a", "act_bytes", "byte/value", u.byte,
                      "bytes of one activation value sent between chips (dispatch and combine averaged)", 2)
-moe_layers = _declare("ell", "moe_layers", "layers", 1, "layers with a mixture-of-experts FFN", 2)
-n_racks = _declare("R_k", "n_racks", "racks", 1, "scale-up domains (racks) one expert layer spans", 2)
+moe_layers = _declare("ell", "moe_layers", "layers", 1, "layers with a mixture-of-experts FFN", 2, "count")
+n_racks = _declare("R_k", "n_racks", "racks", 1, "scale-up domains (racks) one expert layer spans", 2, "count")
 scaleup_bw = _declare("W_up", "scaleup_bw", "byte/s per chip", u.byte / u.second,
                       "scale-up network (NVLink, ICI) bandwidth of one chip, one direction", 2)
 scaleout_bw = _declare("W_out", "scaleout_bw", "byte/s per chip", u.byte / u.second,
@@ -94,10 +98,10 @@ weight_share = _declare("f_w", "weight_share", "fraction", 1, "share of the doma
 
 # -- chapter 3: pipeline stages across racks ---------------------------------------------------
 stage_layers = _declare("ell_s", "stage_layers", "layers", 1, "MoE layers in one pipeline stage (between rack changes)",
-                        3)
-n_stages = _declare("P", "n_stages", "stages", 1, "pipeline stages (racks the layers are cut over)", 3)
-n_micro = _declare("m", "n_micro", "micro-batches", 1, "micro-batches in one training step", 3)
-n_chunks = _declare("v", "n_chunks", "chunks", 1, "model chunks per stage in an interleaved schedule", 3)
+                        3, "count")
+n_stages = _declare("P", "n_stages", "stages", 1, "pipeline stages (racks the layers are cut over)", 3, "count")
+n_micro = _declare("m", "n_micro", "micro-batches", 1, "micro-batches in one training step", 3, "count")
+n_chunks = _declare("v", "n_chunks", "chunks", 1, "model chunks per stage in an interleaved schedule", 3, "count")
 d_ff = _declare("d_ff", "d_ff", "values per token", 1,
                 "width of one feed-forward block's hidden layer (an expert's intermediate size)", 3)
 
@@ -106,7 +110,7 @@ micro_batch = _declare("b_mb", "micro_batch", "sequences", 1,
                        "sequences in one micro-batch (the whole batch is P of them in flight)", 4)
 tp_ways = _declare("n_TP", "tp_ways", "GPUs", 1,
                    "tensor-parallel ways of attention: GPUs that split one sequence's heads (1: data-parallel "
-                   "attention)", 4)
+                   "attention)", 4, "count")
 
 # -- chapter 5: training, RL and inference compute; Chinchilla's loss law ----------------------
 tokens_pre = _declare("D_pre", "tokens_pre", "tokens", 1, "pre-training tokens (the D of 6ND)", 5)
@@ -144,9 +148,10 @@ usage_flops = _declare("k_u", "usage_flops", "FLOP/parameter", 1,
 # -- chapter 6: prefill and decode, KV bytes from prices, cache tiers --------------------------
 pass_len = _declare("ell_p", "pass_len", "tokens", 1,
                     "tokens of one sequence processed in one pass (decode: 1; prefill: the new prompt)", 6)
-kv_layers = _declare("n_kv", "kv_layers", "layers", 1, "layers with a KV cache of their own (unique contexts)", 6)
+kv_layers = _declare("n_kv", "kv_layers", "layers", 1, "layers with a KV cache of their own (unique contexts)", 6,
+                     "count")
 head_dim = _declare("d_h", "head_dim", "values", 1, "width of one attention head (d_head)", 6)
-kv_heads = _declare("h_kv", "kv_heads", "heads", 1, "key-value heads per layer", 6)
+kv_heads = _declare("h_kv", "kv_heads", "heads", 1, "key-value heads per layer", 6, "count")
 kv_elem_bytes = _declare("b_kv", "kv_elem_bytes", "byte/value", u.byte, "bytes of one cached key or value", 6)
 attn_sparsity = _declare("s_a", "attn_sparsity", "1", 1,
                          "tokens of context per token that sparse attention reads (1: dense)", 6)
@@ -161,8 +166,8 @@ n_reuse = _declare("n_r", "n_reuse", "reads", 1, "times a cached prefix is read 
 
 # -- chapter 7: activation memory of training, stored or recomputed (RevNets) -----------------
 n_layers = _declare("N_layers", "n_layers", "layers", 1,
-                    "transformer layers (blocks) a training step runs, each with its own activations", 7)
-n_heads = _declare("n_heads", "n_heads", "heads", 1, "attention (query) heads per layer", 7)
+                    "transformer layers (blocks) a training step runs, each with its own activations", 7, "count")
+n_heads = _declare("n_heads", "n_heads", "heads", 1, "attention (query) heads per layer", 7, "count")
 saved_act_bytes = _declare("b_v", "saved_act_bytes", "byte/value", u.byte,
                            "bytes of one activation value saved for the backward pass (BF16: 2)", 7)
 
