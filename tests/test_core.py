@@ -65,7 +65,8 @@ def test_deployment_evaluates_any_registered_equation():
     for eq in equations.REGISTRY.values():
         assert d.evaluate(eq, batch=64, len_ctx=4096, n_racks=2, hop_latency=3e-6, tok_rate=1e3,
                           weight_share=0.5, stage_layers=2, n_stages=4, n_micro=8, n_chunks=2,
-                          micro_batch=16, tp_ways=2, d_ff=2048, **CH5_VALUES, **CH6_VALUES, **CH7_VALUES) >= 0
+                          micro_batch=16, tp_ways=2, d_ff=2048, **CH5_VALUES, **CH6_VALUES, **CH7_VALUES,
+                          **CH8_VALUES) >= 0
     with pytest.raises(ValueError, match="needs batch"):
         d.evaluate(decode.step_time_s, len_ctx=4096)
     with pytest.raises(ValueError, match="registered roofline Equation"):
@@ -80,6 +81,7 @@ CH5_VALUES = dict(tokens_pre=1e13, tokens_rl=1e12, tokens_inf=1e13, rl_flops=4, 
 CH6_VALUES = dict(pass_len=1000, kv_layers=61, head_dim=128, kv_heads=8, kv_elem_bytes=1, attn_sparsity=8,
                   tier_bytes=3.84e12, tier_bw=7e9, tier_price=0.1, hold_s=300, n_reuse=3)
 CH7_VALUES = dict(n_layers=61, n_heads=128, saved_act_bytes=2)
+CH8_VALUES = dict(accept_rate=0.875, prefill_rate=7e3, decode_rate=1.8e3)
 
 
 def test_default_chip_count_is_visible_and_sensible():
@@ -143,8 +145,8 @@ def test_check_never_raises(answer, expected, rel_tol, what):
 
 # -- the import graph flows one way -------------------------------------------------------------
 LAYERS = [("_check",), ("symbols",), ("equations",), ("decode",), ("moe",), ("pipeline",), ("memory",), ("training",), ("serving",),
-          ("revnet",), ("registry",),
-          ("hardware", "models", "lecture", "prices"), ("hf",), ("deployment",), ("measured", "memory_runs", "training_runs", "pipeline_runs", "moe_data"), ("scoreboard", "ledger"), ("figures",),
+          ("prefill",), ("speculation",), ("revnet",), ("registry",),
+          ("hardware", "models", "lecture", "prices"), ("hf",), ("deployment",), ("measured", "memory_runs", "training_runs", "pipeline_runs", "moe_data", "prefill_runs"), ("scoreboard", "ledger"), ("figures",),
           ("notebook",), ("web",), ("check",)]
 
 

@@ -61,6 +61,8 @@ def systems(draw):
         attn_sparsity=draw(log_uniform(1, 1e3)), tier_bytes=draw(log_uniform(1e9, 1e14)),
         tier_bw=draw(log_uniform(1e7, 1e13)), tier_price=draw(log_uniform(1e-3, 1e2)), hold_s=draw(log_uniform(1e-3, 1e5)),
         n_reuse=draw(log_uniform(1, 1e4)),
+        accept_rate=draw(st.floats(0.01, 1.0)), prefill_rate=draw(log_uniform(1, 1e7)),
+        decode_rate=draw(log_uniform(0.1, 1e6)), latent_flops=draw(log_uniform(1e3, 1e11)),
     )
 
 

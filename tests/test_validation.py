@@ -23,8 +23,11 @@ BAD_ARRAYS = [[1.0, 2.0, -1.0], [1.0, math.nan], np.array([[1.0, 2.0], [3.0, -4.
               [1.0, None]]
 
 
+GOOD = {"accept_rate": 0.5}  # a probability: at most 1 (speculation's requires)
+
+
 def good_kwargs(fn):
-    return {a: 2.0 for a in fn.args}
+    return {a: GOOD.get(a, 2.0) for a in fn.args}
 
 
 def domain(arg):

@@ -10,6 +10,8 @@ pipeline    chapter 3: the cut condition, pipeline bubbles, inference through P 
 memory      chapter 4: weights and KV per GPU with pipelining; the token's hops
 training    chapter 5: 6ND, RL and inference compute, Chinchilla's law, over-training
 serving     chapter 6: KV bytes from a price step, prefill vs decode, cache tiers and drain times
+prefill     chapter 8: a pass with causal attention and its cache written; prefill, chunks, pool shares
+speculation chapter 8: speculative decoding's tokens a step, the verify pass's cost, the break-even batch
 revnet      chapter 7: Feistel rounds and RevNet blocks; activation memory stored or recomputed
 registry    one Registry class for the CSV tables; precisions
 hardware    accelerator chips with memory and network tiers, with sources
@@ -28,10 +30,11 @@ check       self-check helper for exercises
 """
 
 from . import (check, decode, deployment, equations, figures, hardware, hf, lecture, measured, memory, models,
-               moe, notebook, pipeline, prices, registry, revnet, scoreboard, serving, symbols, training, web)
+               moe, notebook, pipeline, prefill, prices, registry, revnet, scoreboard, serving, speculation, symbols,
+               training, web)
 from .deployment import Deployment
 
 __all__ = ["Deployment", "check", "decode", "deployment", "equations", "figures", "hardware", "hf", "lecture",
-           "measured", "memory", "models", "moe", "notebook", "pipeline", "prices", "registry", "revnet",
-           "scoreboard", "serving", "symbols", "training", "web"]
+           "measured", "memory", "models", "moe", "notebook", "pipeline", "prefill", "prices", "registry", "revnet",
+           "scoreboard", "serving", "speculation", "symbols", "training", "web"]
 __version__ = "0.2.0"

@@ -29,12 +29,9 @@ layer: :func:`prefill_attn_flops`.
 
 Symbols of this chapter
 -----------------------
-Three quantities have no symbol in :mod:`roofline.symbols` yet: ``accept_rate`` (speculative
-decoding), ``prefill_rate`` and ``decode_rate`` (per-chip throughputs of the two pools). They are
-declared here, in the same table (:func:`declare`), and the equations that use them
-(:data:`PENDING`) are built as checked :class:`~roofline.equations.Equation` objects but kept out
-of :data:`roofline.equations.REGISTRY` until ``symbols.py`` declares them and the registry-driven
-tests give them values; then they join :func:`build`'s family.
+Three quantities are new to chapter 8, declared in :mod:`roofline.symbols` with the rest:
+``accept_rate`` (speculative decoding, :mod:`roofline.speculation`), ``prefill_rate`` and
+``decode_rate`` (per-chip throughputs of the two pools, :data:`prefill_chip_share`).
 
 DeepSeek-V3 on 8 H800s (FP8 weights, BF16 attention), one prompt of 8,192 tokens, and the prompt
 length below which one prompt's prefill waits on the weights:
@@ -51,42 +48,13 @@ import numpy as np
 import sympy as sp
 from sympy.physics import units as u
 
-from . import _check, decode, equations, symbols
+from . import _check, decode, equations
 from .equations import Spec
-from .symbols import (USD, B, N_active, N_total, attn_flops, attn_flops_rate, bytes_per_param, flops, kv_bytes,
-                      len_ctx, mem_bw, n_chips, pass_len, price, tokens_decode, tokens_prefill)
+from .symbols import (USD, B, N_active, N_total, attn_flops, attn_flops_rate, bytes_per_param, decode_rate, flops,
+                      kv_bytes, len_ctx, mem_bw, n_chips, pass_len, prefill_rate, price, tokens_decode, tokens_prefill)
 
 SECONDS_PER_HOUR = decode.SECONDS_PER_HOUR
-CHAPTER = 8  # the book's chapter that introduces the symbols below
 _S = u.second
-
-
-# -- chapter 8's symbols, in roofline.symbols' table ---------------------------------------------------
-def declare(name, keyword, unit, dimension, meaning, domain="positive"):
-    """A symbol of chapter 8 in :data:`roofline.symbols.TABLE` (the same one if it is there already).
-
-    ``symbols.py`` declares every other symbol; these three are added to its table at import of this
-    module, so every numeric function checks them and :meth:`roofline.Deployment.evaluate` accepts
-    them. Moving the three lines into ``symbols.py`` changes nothing here.
-    """
-    if keyword in symbols.TABLE:
-        return symbols.TABLE[keyword].symbol
-    if domain not in ("positive", "nonnegative"):
-        raise ValueError(f"declare: domain must be 'positive' or 'nonnegative'; got {domain!r}")
-    sym = sp.Symbol(name, **{domain: True})  # the domain is also the sympy assumption
-    quantity = symbols.Quantity(sym, keyword, unit, dimension, meaning, CHAPTER, domain)
-    symbols.TABLE[keyword] = quantity
-    symbols._BY_SYMBOL[sym] = quantity
-    symbols.ALL = symbols.ALL + (sym,)
-    return sym
-
-
-accept_rate = declare("alpha_s", "accept_rate", "1", 1, "chance that the target model accepts a drafted token, "
-                      "given it accepted the ones before (speculative decoding; at most 1)")
-prefill_rate = declare("T_p", "prefill_rate", "token/s per chip", 1 / u.second,
-                       "prompt tokens one chip of the prefill pool computes per second (cache hits excluded)")
-decode_rate = declare("T_d", "decode_rate", "token/s per chip", 1 / u.second,
-                      "output tokens one chip of the decode pool generates per second")
 
 
 # -- the pass -------------------------------------------------------------------------------------
@@ -99,7 +67,7 @@ def pass_terms():
 
 
 def build():
-    """The chapter-8 equations that use only the book's symbols, as {numeric function name: Spec}."""
+    """The chapter-8 equations of a pass and of the two pools, as {numeric function name: Spec}."""
     mac = decode.FLOPS_PER_MAC
     pairs = pass_len * len_ctx + pass_len * (pass_len + 1) / 2
     t_comp, t_mem = pass_terms()
@@ -125,6 +93,9 @@ def build():
     chunk_star = sp.Piecewise((0, m_dec <= c_dec), (sp.oo, mac * N_active * mem_bw <= kv_bytes * flops),
                               (chunk, True))
 
+    # disaggregated pools: chip-seconds of the prompt tokens over those of all tokens
+    share = (tokens_prefill / prefill_rate) / (tokens_prefill / prefill_rate + tokens_decode / decode_rate)
+
     never = "inf where a pass is never compute-bound: no attention FLOPs, and a token's KV write outlasts its FLOPs"
     return {
         "prefill_flops": Spec(B * (mac * N_active * pass_len + attn_flops * pairs), "FLOP",
@@ -148,6 +119,9 @@ def build():
                                      "chunk's FLOPs (0 if decode alone is compute-bound).", 1,
                                      infinite="inf where a token's KV write outlasts its FLOPs",
                                      zero="0 where the decode step alone is already compute-bound"),
+        "prefill_chip_share": Spec(share, "1", "Share of a disaggregated fleet's chips in the prefill pool: "
+                                   "chip-seconds of the prompt tokens over those of all tokens, D_p / T_p over "
+                                   "D_p / T_p + D_d / T_d.", 1, zero="0 with no prompt tokens"),
     }
 
 
@@ -162,28 +136,13 @@ prefill_cost_per_token_usd = EQUATIONS["prefill_cost_per_token_usd"]
 balance_prefill_tokens = EQUATIONS["balance_prefill_tokens"]
 mixed_step_time_s = EQUATIONS["mixed_step_time_s"]
 balance_chunk_tokens = EQUATIONS["balance_chunk_tokens"]
+prefill_chip_share = EQUATIONS["prefill_chip_share"]
 
 t_prefill_compute = prefill_compute_time_s.expr
 t_prefill_memory = prefill_memory_time_s.expr
 t_prefill = prefill_time_s.expr
 balance_prefill = balance_prefill_tokens.expr.args[-1][0]  # its finite branch
 balance_chunk = balance_chunk_tokens.expr.args[-1][0]      # its finite branch
-
-
-# -- equations whose symbols roofline.symbols does not declare yet ----------------------------------------
-def _pending(name, spec):
-    return equations.Equation(name, spec.expr, spec.unit, spec.doc, spec.dimension, spec.infinite,
-                              module="prefill", requires=spec.requires, zero=spec.zero)
-
-
-_share = (tokens_prefill / prefill_rate) / (tokens_prefill / prefill_rate + tokens_decode / decode_rate)
-prefill_chip_share = _pending("prefill_chip_share", Spec(
-    _share, "1", "Share of a disaggregated fleet's chips in the prefill pool: chip-seconds of the prompt tokens "
-    "over those of all tokens, D_p / T_p over D_p / T_p + D_d / T_d.", 1, zero="0 with no prompt tokens"))
-
-PENDING = {"prefill_chip_share": prefill_chip_share}
-"""Equations of this module outside :data:`roofline.equations.REGISTRY` until their symbols move to
-:mod:`roofline.symbols` (see the module's notes)."""
 
 
 # -- attention FLOPs of a prompt ----------------------------------------------------------------------

@@ -8,7 +8,8 @@ table of the package is: a value outside its range, an unknown regime, model, ch
 setup number that is not positive, or a row without its source fails with the file and line.
 
 DeepSeek's day-6 production figures (prefill and decode throughput per node, cache hits, the day's
-tokens) are chapter 5's rows in :mod:`roofline.training_runs`; chapter 8 reads them from there.
+tokens) and DeepSeek-V3's reported MTP acceptance (85-90%) and 1.8x TPS are chapter 5's rows in
+:mod:`roofline.training_runs`; chapter 8 reads them from there, so each is kept once.
 
 >>> r = RUNS.get("SGLang H100 prefill 4K")
 >>> print(f"{r.value:,.0f} {r.unit} at {r.prompt_tokens:,.0f}-token prompts on {r.gpus} GPUs")

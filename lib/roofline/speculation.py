@@ -15,8 +15,9 @@ mode) and by ``tau / l < 1`` where it is compute-bound; ``spec_breakeven_batch``
 between. The draft's own cost is left out of these equations (a bound on the gain); chapter 8 counts
 it for DeepSeek-V3's MTP module with the same pass equation.
 
-The equations that take ``accept_rate`` are in :data:`PENDING` (see :mod:`roofline.prefill` on the
-chapter's symbols); :data:`verify_cost_ratio` takes only the book's symbols and is registered.
+The acceptance rate ``accept_rate`` is chapter 8's symbol in :mod:`roofline.symbols`; every equation
+here is registered (:data:`verify_cost_ratio`, :data:`tokens_per_step`, :data:`spec_speedup`,
+:data:`spec_user_tokens_per_s`, :data:`spec_breakeven_batch`).
 
 >>> print(f"{tokens_per_step(accept_rate=0.875, pass_len=2):.3f} tokens a step")
 1.875 tokens a step
@@ -30,34 +31,18 @@ from sympy.physics import units as u
 
 from . import _check, equations, prefill
 from .equations import Spec
-from .prefill import accept_rate
-from .symbols import B, len_ctx, pass_len
+from .symbols import B, accept_rate, len_ctx, pass_len
 
 _S = u.second
 
 
 def build():
-    """The registered chapter-8 speculation equations, as {numeric function name: Spec}."""
-    one = {pass_len: 1}
-    t = prefill.t_prefill
-    return {
-        "verify_cost_ratio": Spec(t / t.subs(one), "1", "Time of a pass verifying l tokens a sequence over a "
-                                  "plain decode step (l = 1) at the same batch and context: about 1 where "
-                                  "memory-bound, about l where compute-bound.", 1),
-    }
-
-
-EQUATIONS = equations.family(__name__, build)
-verify_cost_ratio = EQUATIONS["verify_cost_ratio"]
-
-
-# -- with the acceptance rate (its symbol is chapter 8's, see roofline.prefill) ----------------------------
-def _specs():
-    # a step emits the accepted drafts and one token of the target's: 1 + alpha + ... + alpha^k
-    tau = sp.Piecewise((pass_len, sp.Eq(accept_rate, 1)), ((1 - accept_rate**pass_len) / (1 - accept_rate), True))
+    """The chapter-8 speculation equations, as {numeric function name: Spec}."""
     one = {pass_len: 1}
     t_comp, t_mem = prefill.pass_terms()
     t_l, t_1 = prefill.t_prefill, prefill.t_prefill.subs(one)
+    # a step emits the accepted drafts and one token of the target's: 1 + alpha + ... + alpha^k
+    tau = sp.Piecewise((pass_len, sp.Eq(accept_rate, 1)), ((1 - accept_rate**pass_len) / (1 - accept_rate), True))
     # speculation pays while the verify pass takes less than tau plain steps; where the plain step is
     # memory-bound and the verify pass compute-bound that is tau t_mem(1) = t_comp(l), linear in B
     # tau (w + B m) = B c, with w the weights' read, m a sequence's cache read and write, c its FLOPs' time
@@ -66,7 +51,10 @@ def _specs():
     slope = sp.expand(t_comp / B) - tau * per_seq  # > 0: the verify pass's FLOPs outgrow tau steps' reads
     b_even = tau * weights / slope
     le1 = (accept_rate <= 1, "accept_rate must be at most 1 (a probability)")
-    specs = {
+    return {
+        "verify_cost_ratio": Spec(t_l / t_1, "1", "Time of a pass verifying l tokens a sequence over a "
+                                  "plain decode step (l = 1) at the same batch and context: about 1 where "
+                                  "memory-bound, about l where compute-bound.", 1),
         "tokens_per_step": Spec(tau, "tokens", "Tokens a speculative step emits on average, (1 - alpha^l) / "
                                 "(1 - alpha), with l = k + 1 tokens verified (k drafts).", 1, requires=(le1,)),
         "spec_speedup": Spec(tau * t_1 / t_l, "1", "A user's speed with speculation over without: tokens a "
@@ -81,18 +69,15 @@ def _specs():
                                      "plain steps (a cache read that outgrows the FLOPs)",
                                      requires=(le1,)),
     }
-    return specs
 
 
-PENDING = {name: equations.Equation(name, s.expr, s.unit, s.doc, s.dimension, s.infinite, module="speculation",
-                                    requires=s.requires, zero=s.zero) for name, s in _specs().items()}
-"""Equations that take ``accept_rate``, outside :data:`roofline.equations.REGISTRY` until
-:mod:`roofline.symbols` declares it (see :mod:`roofline.prefill`)."""
+EQUATIONS = equations.family(__name__, build)
 
-tokens_per_step = PENDING["tokens_per_step"]
-spec_speedup = PENDING["spec_speedup"]
-spec_user_tokens_per_s = PENDING["spec_user_tokens_per_s"]
-spec_breakeven_batch = PENDING["spec_breakeven_batch"]
+verify_cost_ratio = EQUATIONS["verify_cost_ratio"]
+tokens_per_step = EQUATIONS["tokens_per_step"]
+spec_speedup = EQUATIONS["spec_speedup"]
+spec_user_tokens_per_s = EQUATIONS["spec_user_tokens_per_s"]
+spec_breakeven_batch = EQUATIONS["spec_breakeven_batch"]
 
 expected_tokens = tokens_per_step.expr.args[1][0]  # its branch for alpha < 1
 breakeven_batch = spec_breakeven_batch.expr.args[1][0]

@@ -171,6 +171,19 @@ n_heads = _declare("n_heads", "n_heads", "heads", 1, "attention (query) heads pe
 saved_act_bytes = _declare("b_v", "saved_act_bytes", "byte/value", u.byte,
                            "bytes of one activation value saved for the backward pass (BF16: 2)", 7)
 
+# -- chapter 8, beyond the lecture: speculative decoding, disaggregated prefill and decode -----
+accept_rate = _declare("alpha_s", "accept_rate", "1", 1,
+                       "chance that the target model accepts a drafted token, given it accepted the ones before "
+                       "(speculative decoding; at most 1)", 8)
+prefill_rate = _declare("T_p", "prefill_rate", "token/s per chip", 1 / u.second,
+                        "prompt tokens one chip of the prefill pool computes per second (cache hits excluded)", 8)
+decode_rate = _declare("T_d", "decode_rate", "token/s per chip", 1 / u.second,
+                       "output tokens one chip of the decode pool generates per second", 8)
+latent_flops = _declare("u_c", "latent_flops", "FLOP/token", 1,
+                        "FLOPs a pass spends on each cached token before attending to it, once a pass: MLA "
+                        "decompressed up-projects the token's latent into keys and values per head (zero for "
+                        "GQA and for absorbed MLA)", 8, "nonnegative")
+
 t = sp.Symbol("t", positive=True)  # time of one decode step, s: printed in equations, never an argument
 
 TABLE = {q.keyword: q for q in _ROWS}

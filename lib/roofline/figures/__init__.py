@@ -11,6 +11,7 @@ memory      chapter 4: memory per GPU against pipeline stages, the weight floor 
 revnet      chapter 7: the Feistel and RevNet diagrams, mixing measured, training memory over time
 serving     chapter 6: cost against context with a two-tier price, against pass length; drain times
 training    chapter 5: costs of one quality against pre-training tokens, over-training against traffic
+prefill     chapter 8: time to first token against prompt length, a user's speed against batch with speculation
 live        what every live figure shares: a cached background, a PNG for a widget
 """
 
@@ -96,7 +97,7 @@ def use_style():
     scale.register_scale(PlainLogScale)
 
 
-from . import decode, live, memory, moe, pipeline, revnet, serving, training  # noqa: E402
+from . import decode, live, memory, moe, pipeline, prefill, revnet, serving, training  # noqa: E402
 
 __all__ = ["STYLE", "OneTwoFiveLocator", "PlainLogFormatter", "PlainLogScale", "decode", "live", "memory", "moe", "pipeline",
-           "plain_log_label", "revnet", "serving", "training", "use_style"]
+           "plain_log_label", "prefill", "revnet", "serving", "training", "use_style"]
