@@ -23,7 +23,7 @@ def test_experts_per_gpu_and_why_64_of_72():
     assert moe.ep_chips(384, 72) == 64 and moe.ep_chips(128, 8) == 8 and moe.ep_chips(8, 72) == 8
     with pytest.raises(ValueError, match="domain"):
         moe.ep_chips(256, 0)
-    with pytest.raises(ValueError, match="whole numbers"):
+    with pytest.raises(ValueError, match="whole number"):
         moe.ep_chips(256, 7.5)
 
 

@@ -325,7 +325,7 @@ def test_round_bf16_by_hand():
     (lambda: revnet.tanh_mean_field(1, -0.1), r"bias_scale must be a finite number >= 0; got -0.1"),
     (lambda: revnet.tanh_mean_field(200), r"weight_scale and bias_scale must be at most 100; got 200"),
     (lambda: revnet.round_bf16([1.0, np.inf]), r"values must be finite"),
-    (lambda: revnet.gomez_block(np.ones(2), np.ones(2), "F", np.sin), r"f must be a callable"),
+    (lambda: revnet.gomez_block(np.ones(2), np.ones(2), "F", np.sin), r"F must be a callable"),
     (lambda: revnet.layer_activation_bytes(**(GPT3 | {"d_model": 0})), r"d_model must be a finite number > 0; got 0"),
     (lambda: revnet.training_activation_bytes(n_layers=-2, **GPT3), r"n_layers must be a finite number >= 1; got -2"),
     (lambda: revnet.layer_activation_bytes.under(scores="sparse"), r"scores must be one of 'stored', 'flash'"),

@@ -225,18 +225,23 @@ def mapping(name, value, keys, where=""):
     return value
 
 
-def work(what, units, limit, names):
-    """Refuse a call whose work, ``units`` (a product of its sizes), exceeds ``limit``: work is bounded by
-    the product, not size by size, so every call the checks let through returns in seconds.
+def work(what, limit, sizes, factor=1, unit="steps", advice="make them smaller"):
+    """Refuse a call whose work, the product of ``sizes`` (a dict of parameter name -> size) times ``factor``,
+    exceeds ``limit``: work is bounded by the product, not size by size, so every call the checks let through
+    returns in about a second.
 
-    >>> work("schedule", 10**6 * 10**6, 10**6, ("n_stages", "n_micro"))
+    >>> work("schedule", 20_000, {"n_stages": 10**6, "n_micro": 10**6}, 2, "operations")
     Traceback (most recent call last):
     ...
-    ValueError: schedule: n_stages x n_micro = 1e+12 exceeds 1e+06; make them smaller
+    ValueError: schedule: n_stages x n_micro = 1e+06 x 1e+06 (x 2) = 2e+12 operations, above the 20,000 allowed; make them smaller
     """
+    units = factor
+    for size in sizes.values():
+        units *= size
     if units > limit:
-        raise ValueError(f"{what}: {' x '.join(names)} = {float(units):.3g} exceeds {float(limit):.3g}; "
-                         "make them smaller")
+        times = f" (x {factor:g})" if factor != 1 else ""
+        raise ValueError(f"{what}: {' x '.join(sizes)} = {' x '.join(f'{v:g}' for v in sizes.values())}{times} = "
+                         f"{float(units):.3g} {unit}, above the {limit:,} allowed; {advice}")
 
 
 def record(obj):

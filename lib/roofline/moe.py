@@ -47,6 +47,7 @@ measured all-to-alls, ``b_a`` from the dispatch's and the combine's precisions, 
 racks in packages and dies come from the registries: :mod:`roofline.moe_data`.
 """
 
+import math
 from statistics import NormalDist
 
 import numpy as np
@@ -65,17 +66,25 @@ LAYOUTS = ("split", "widen")  # layout_chips: one domain's GPUs split over the r
 _S = u.second
 
 
+MAX_EXPERTS = 10**12
+"""The most experts :func:`ep_chips` splits (its divisors are found by trial up to the square root)."""
+
+
 def ep_chips(n_experts, domain):
     """Chips an expert layer uses in a domain of ``domain`` chips: the most that split the experts evenly.
 
     The lecture's rack of 72 GPUs holds 256 experts on 64 of them, "72 isn't a power of two"
     (00:34:00): 64 is the largest count of at most 72 that divides 256.
     """
-    e = int(_check.check_value("n_experts", n_experts))
-    g = int(_check.check_value("domain", domain))
-    if e != n_experts or g != domain:
-        raise ValueError(f"n_experts and domain must be whole numbers; got {n_experts!r}, {domain!r}")
-    return max(d for d in range(1, min(e, g) + 1) if e % d == 0)
+    e = _check.whole("n_experts", n_experts, maximum=MAX_EXPERTS)
+    g = _check.whole("domain", domain)
+    if g >= e:
+        return e
+    # the divisors come in pairs (d, e / d) with d <= sqrt(e): a million candidates at most, one numpy pass
+    low = np.arange(1, math.isqrt(e) + 1, dtype=np.int64)
+    low = low[e % low == 0]
+    divisors = np.concatenate((low, e // low))
+    return int(divisors[divisors <= g].max())
 
 
 def layout_chips(n_experts, domain, n_racks=1, layout="split"):
@@ -90,11 +99,8 @@ def layout_chips(n_experts, domain, n_racks=1, layout="split"):
     ((64, 2), (128, 2), (32, 4))
     """
     layout = _check.choice("layout", layout, {k: k for k in LAYOUTS})
-    r = _check.check_value("n_racks", n_racks)
-    if r != int(r):
-        raise ValueError(f"n_racks must be a whole number of racks; got {n_racks!r}")
-    r = int(r)
-    chips = ep_chips(n_experts, domain if layout == "split" else r * int(_check.check_value("domain", domain)))
+    r = _check.whole("n_racks", n_racks)
+    chips = ep_chips(n_experts, domain if layout == "split" else r * _check.whole("domain", domain))
     return chips, min(r, chips)
 
 
@@ -184,8 +190,8 @@ def expected_max_normal(n):
     ``Phi^-1((n - 0.375) / (n + 0.25))``: 2.34 for 64, 2.81 for 256 (the exact expectations are
     2.34 and 2.83); 0 for one.
     """
-    n = _check.check_value("n", n)
-    z = np.vectorize(lambda v: NormalDist().inv_cdf((v - 0.375) / (v + 0.25)))(n)
+    n = _check.check_value("n", n, "count")  # a count of values: one or more
+    z = np.vectorize(lambda v: NormalDist().inv_cdf((v - 0.375) / (v + 0.25)), otypes=[float])(n)
     return z if np.ndim(z) else float(z)
 
 
@@ -204,6 +210,11 @@ def imbalance(batch, top_k, n_groups):
     """
     b = _check.check_value("batch", batch)
     k = _check.check_value("top_k", top_k)
-    n = _check.check_value("n_groups", n_groups)
-    out = 1 + expected_max_normal(n) * np.sqrt((1 - 1 / n) * n / (b * k))
+    n = _check.check_value("n_groups", n_groups, "count")
+    try:
+        z = expected_max_normal(n)
+    except ValueError:
+        raise ValueError(f"imbalance: n_groups must hold only finite numbers >= 1; got {_check.short(n_groups)}") \
+            from None
+    out = 1 + z * np.sqrt((1 - 1 / n) * n / (b * k))
     return out if np.ndim(out) else float(out)

@@ -260,10 +260,12 @@ class Op:
 
 
 def _whole(name, value, minimum=1):
-    v = _check.check_value(name, value)
-    if v != int(v) or v < minimum:
-        raise ValueError(f"{name} must be a whole number >= {minimum}; got {value!r}")
-    return int(v)
+    return _check.whole(name, value, minimum)
+
+
+SCHEDULE_OPS = 20_000
+"""The most operations :func:`schedule` lays out (stages x micro-batches, x 2 with backward passes): a timeline
+of more cannot be drawn, and this many take a few tenths of a second."""
 
 
 def schedule(n_stages, n_micro, kind="gpipe", fwd=1.0, bwd=2.0):
@@ -281,7 +283,9 @@ def schedule(n_stages, n_micro, kind="gpipe", fwd=1.0, bwd=2.0):
     P, M = _whole("n_stages", n_stages), _whole("n_micro", n_micro)
     f, b = _check.check_value("fwd", fwd), _check.check_value("bwd", bwd)
     if kind not in ("gpipe", "1f1b", "inference", "naive"):
-        raise ValueError(f"kind must be 'gpipe', '1f1b', 'inference' or 'naive'; got {kind!r}")
+        raise ValueError(f"kind must be 'gpipe', '1f1b', 'inference' or 'naive'; got {_check.short(kind)}")
+    _check.work("schedule", SCHEDULE_OPS, {"n_stages": P, "n_micro": M}, 1 if kind in ("inference", "naive") else 2,
+                "operations")
     orders = []
     for s in range(P):
         if kind in ("inference", "naive"):
@@ -299,35 +303,50 @@ def schedule(n_stages, n_micro, kind="gpipe", fwd=1.0, bwd=2.0):
                 order.append(("B", nb))
                 nb += 1
         orders.append(order)
-    done, free, pos, ops = {}, [0.0] * P, [0] * P, []
-    while any(pos[s] < len(orders[s]) for s in range(P)):
+    # Each operation starts when its stage is free and its inputs are ready; that fixes every time whatever the
+    # order they are worked out in. Sweeps alternate up and down the stages (forwards flow up, backwards down)
+    # and run each stage as far as it can go, so the work is linear in the operations. The list comes out in
+    # rounds: round r holds each stage's next operation once its inputs were done by round r, on a lower stage,
+    # or by round r - 1 (a stage waits a round for a higher one).
+    done, rounds, free, pos, last = {}, {}, [0.0] * P, [0] * P, [-1] * P
+    rows, remaining, sweep = [], sum(len(o) for o in orders), 0
+    while remaining:
         progressed = False
-        for s in range(P):
-            if pos[s] == len(orders[s]):
-                continue
-            op, i = orders[s][pos[s]]
-            deps = [("F", s - 1, i)] if op == "F" and s > 0 else []
-            if kind == "naive" and s == 0 and i > 0:
-                deps = [("F", P - 1, i - 1)]  # the previous micro-batch has left the last stage
-            if op == "B":
-                deps = [("F", s, i)] + ([("B", s + 1, i)] if s < P - 1 else [])
-            if all(d in done for d in deps):
+        for s in (range(P) if sweep % 2 == 0 else range(P - 1, -1, -1)):
+            while pos[s] < len(orders[s]):
+                op, i = orders[s][pos[s]]
+                deps = [("F", s - 1, i)] if op == "F" and s > 0 else []
+                if kind == "naive" and s == 0 and i > 0:
+                    deps = [("F", P - 1, i - 1)]  # the previous micro-batch has left the last stage
+                if op == "B":
+                    deps = [("F", s, i)] + ([("B", s + 1, i)] if s < P - 1 else [])
+                if not all(d in done for d in deps):
+                    break
                 start = max([free[s]] + [done[d] for d in deps])
                 end = start + (f if op == "F" else b)
-                done[(op, s, i)], free[s] = end, end
-                ops.append(Op(s, i, op, start, end))
+                r = max([last[s] + 1] + [rounds[d] + (d[1] >= s) for d in deps])
+                done[(op, s, i)], rounds[(op, s, i)], free[s], last[s] = end, r, end, r
+                rows.append((r, s, i, op, start, end))
                 pos[s] += 1
+                remaining -= 1
                 progressed = True
+        sweep += 1
         if not progressed:  # cannot happen for these orders; a guard against a wrong one
             raise RuntimeError("schedule deadlocked")
-    return ops
+    rows.sort(key=lambda row: row[:2])
+    return [Op(s, i, op, start, end) for _, s, i, op, start, end in rows]
 
 
 def idle_fraction(ops):
     """Share of the timeline the stages sit idle: 1 - busy time / (stages x makespan)."""
-    if not ops:
-        raise ValueError("ops must hold at least one operation")
+    if isinstance(ops, (str, bytes)) or not hasattr(ops, "__iter__"):
+        raise ValueError(f"ops must be a list of pipeline Ops (see schedule()); got {_check.short(ops)}")
+    ops = list(ops)
+    if not ops or not all(isinstance(o, Op) for o in ops):
+        raise ValueError(f"ops must hold at least one pipeline Op (see schedule()); got {_check.short(ops)}")
     stages = {o.stage for o in ops}
     span = max(o.end for o in ops) - min(o.start for o in ops)
+    if not span > 0:
+        raise ValueError(f"ops must span some time (an end after a start); got a span of {span!r}")
     return 1 - sum(o.end - o.start for o in ops) / (len(stages) * span)
 

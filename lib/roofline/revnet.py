@@ -44,7 +44,7 @@ import numpy as np
 import sympy as sp
 from sympy.physics import units as u
 
-from . import equations, training
+from . import _check, equations, training
 from ._check import check_value, short
 from .equations import Spec
 from .symbols import (N_active, d_model, flops, kv_bytes, len_ctx, mem_bw, micro_batch, n_heads, n_layers,
@@ -112,19 +112,24 @@ kv_recompute_over_read = EQUATIONS["kv_recompute_over_read"]
 
 
 # -- Feistel rounds and RevNet blocks -----------------------------------------------------------
-def _callable(f):
+def _callable(f, name="f"):
     if not callable(f):
-        raise ValueError(f"f must be a callable (the round function); got {short(f)}")
+        raise ValueError(f"{name} must be a callable (the round function); got {short(f)}")
     return f
 
 
-def _pair(x, y, xor):
+def _pair(x, y, xor, names=("x", "y")):
     """x and y as arrays of one shape; integer arrays when xor is set."""
+    if not isinstance(xor, (bool, np.bool_)):
+        raise ValueError(f"xor must be True or False; got {short(xor)}")
     out = []
-    for name, v in (("x", x), ("y", y)):
+    for name, v in zip(names, (x, y)):
         if isinstance(v, (str, bytes, bool)) or v is None:
             raise ValueError(f"{name} must be a number or an array of numbers; got {short(v)}")
-        arr = np.asarray(v)
+        try:
+            arr = np.asarray(v)
+        except (TypeError, ValueError):  # ragged lists
+            raise ValueError(f"{name} must be a number or an array of numbers; got {short(v)}") from None
         if xor and arr.dtype.kind not in "iu":
             raise ValueError(f"{name} must be an integer array for xor=True (XOR is exact on integers); "
                              f"got dtype {arr.dtype}")
@@ -132,7 +137,7 @@ def _pair(x, y, xor):
             raise ValueError(f"{name} must be a real number or array of them; got dtype {arr.dtype}")
         out.append(arr)
     if out[0].shape != out[1].shape:
-        raise ValueError(f"x and y must have one shape; got {out[0].shape} and {out[1].shape}")
+        raise ValueError(f"{names[0]} and {names[1]} must have one shape; got {out[0].shape} and {out[1].shape}")
     return out
 
 
@@ -161,7 +166,7 @@ def feistel_round(x, y, f, xor=False):
 
 def feistel_inverse(x, z, f, xor=False):
     """Undo :func:`feistel_round`: ``x`` is read off, ``y = z - f(x)`` (XOR again when ``xor``) (02:09:50)."""
-    x, z = _pair(x, z, xor)
+    x, z = _pair(x, z, xor, ("x", "z"))
     return x, _mix(z, _callable(f)(x), xor, sign=-1)
 
 
@@ -173,6 +178,7 @@ def revnet_block(x, y, f, xor=False):
 
 def revnet_block_inverse(x_out, y_out, f, xor=False):
     """Undo :func:`revnet_block`: ``x = y'``, ``y = x' - f(y')``."""
+    _pair(x_out, y_out, xor, ("x_out", "y_out"))
     x, y = feistel_inverse(y_out, x_out, f, xor)
     return x, y
 
@@ -187,21 +193,23 @@ def gomez_block(x1, x2, F, G):
     >>> gomez_block(np.array([1.0]), np.array([2.0]), lambda v: 10 * v, lambda v: v * v)
     (array([21.]), array([443.]))
     """
-    y2, y1 = revnet_stack(x2, x1, [F, G])
+    _pair(x1, x2, False, ("x1", "x2"))
+    y2, y1 = revnet_stack(x2, x1, [_callable(F, "F"), _callable(G, "G")])
     return y1, y2
 
 
 def gomez_block_inverse(y1, y2, F, G):
     """Undo :func:`gomez_block`: ``x2 = y2 - G(y1)``, then ``x1 = y1 - F(x2)``. Returns ``(x1, x2)``."""
-    x2, x1 = revnet_stack_inverse(y2, y1, [F, G])
+    _pair(y1, y2, False, ("y1", "y2"))
+    x2, x1 = revnet_stack_inverse(y2, y1, [_callable(F, "F"), _callable(G, "G")])
     return x1, x2
 
 
 def _functions(fs):
-    fs = list(fs) if not callable(fs) else None
-    if not fs:
+    fs = list(fs) if not callable(fs) and isinstance(fs, (list, tuple)) else None
+    if not fs or not all(callable(f) for f in fs):
         raise ValueError(f"fs must be a non-empty sequence of callables (one per block); got {short(fs)}")
-    return [_callable(f) for f in fs]
+    return fs
 
 
 def revnet_stack(x, y, fs, xor=False):
@@ -230,10 +238,16 @@ def tanh_block(weights, dtype=np.float64):
     >>> f(np.array([[0.5, -1.0]])).dtype, float(f(np.array([[0.5, -1.0]]))[0, 0])
     (dtype('float32'), 0.46211716532707214)
     """
-    dtype = np.dtype(dtype)
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        raise ValueError(f"dtype must be float64 or float32; got {short(dtype)}") from None
     if dtype not in (np.dtype(np.float64), np.dtype(np.float32)):
         raise ValueError(f"dtype must be float64 or float32; got {short(dtype)}")
-    w = np.asarray(weights, dtype=np.longdouble)
+    try:
+        w = np.asarray(weights, dtype=np.longdouble)
+    except (TypeError, ValueError):
+        raise ValueError(f"weights must be a finite 2-D array; got {short(weights)}") from None
     if w.ndim != 2 or not np.all(np.isfinite(w)):
         raise ValueError(f"weights must be a finite 2-D array; got shape {np.shape(weights)}")
     return lambda v: np.tanh(np.asarray(v, dtype=np.longdouble) @ w).astype(dtype)
@@ -247,7 +261,10 @@ def round_bf16(values):
     >>> round_bf16(np.array([1 + 2**-8, 1 + 3 * 2**-9, 1 / 3, -3.14159])).tolist()
     [1.0, 1.0078125, 0.333984375, -3.140625]
     """
-    v = np.asarray(values, dtype=np.float32)
+    try:
+        v = np.asarray(values, dtype=np.float32)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"values must be real numbers or an array of them; got {short(values)}") from None
     if not np.all(np.isfinite(v)) or (v.size and np.abs(v).max() >= 3.3e38):
         raise ValueError(f"values must be finite and below 3.3e38 in size; got {short(values)}")
     bits = v.view(np.uint32).astype(np.uint64)
@@ -271,9 +288,39 @@ def toy_round_function(r, k):
     Not invertible (several inputs share an output), nor meant to be: the Feistel structure makes the
     cipher invertible.
     """
-    v = (np.asarray(r, dtype=np.uint32) ^ np.uint32(k)) & 0xFFFF
+    v = (_halves(r, "r") ^ np.uint32(_key(k))) & 0xFFFF
     v = SBOX[v & 0xF] | SBOX[(v >> 4) & 0xF] << 4 | SBOX[(v >> 8) & 0xF] << 8 | SBOX[v >> 12] << 12
     return ((v + _rotl16(v, 5)) & 0xFFFF) ^ _rotl16(v, 11)  # a modular add: mixes, and loses information
+
+
+def _halves(values, name):
+    """``values`` as a uint32 array after checking they are 16-bit halves, integers in [0, 2**16)."""
+    arr = np.asarray(values) if not isinstance(values, (str, bytes)) else np.asarray(None)
+    if arr.dtype.kind not in "iu" or (arr.size and (arr.min() < 0 or arr.max() >= 1 << 16)):
+        raise ValueError(f"{name} must be integers in [0, 2**16) (16-bit halves); got {short(values)}")
+    return arr.astype(np.uint32)
+
+
+def _key(k, name="k"):
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or not 0 <= k < 1 << 16:
+        raise ValueError(f"{name} must be an integer in [0, 2**16) (a 16-bit round key); got {short(k)}")
+    return int(k)
+
+
+def _keys(keys):
+    """Round keys as a uint32 array: one or more 16-bit integers."""
+    arr = np.atleast_1d(np.asarray(keys) if not isinstance(keys, (str, bytes)) else np.asarray(None))
+    if arr.ndim != 1 or arr.size == 0 or arr.dtype.kind not in "iu" or arr.min() < 0 or arr.max() >= 1 << 16 \
+            or arr.size > 64:
+        raise ValueError(f"keys must be 1 to 64 integers in [0, 2**16) (16-bit round keys, see toy_keys); "
+                         f"got {short(keys)}")
+    return arr.astype(np.uint32)
+
+
+def _seed(seed):
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 1 << 62:
+        raise ValueError(f"seed must be an integer in [0, 2**62); got {short(seed)}")
+    return int(seed)
 
 
 def _rounds(rounds):
@@ -284,28 +331,35 @@ def _rounds(rounds):
 
 def toy_keys(rounds, seed=0):
     """``rounds`` 16-bit round keys drawn from a seeded generator."""
-    return np.random.default_rng(seed).integers(0, 1 << 16, _rounds(rounds)).astype(np.uint32)
+    return np.random.default_rng(_seed(seed)).integers(0, 1 << 16, _rounds(rounds)).astype(np.uint32)
 
 
 def ideal_round_tables(rounds, seed=0):
     """``rounds`` independent uniformly random functions on 16-bit halves, each as a table of 2^16 values
     (seeded): the round functions of Luby and Rackoff's theorem (1988), in place of the toy's key-XOR-S-box
     round function."""
-    rng = np.random.default_rng(seed + 3)
+    rng = np.random.default_rng(_seed(seed) + 3)
     return [rng.integers(0, 1 << 16, 1 << 16).astype(np.uint16) for _ in range(_rounds(rounds))]
 
 
 def _round_functions(rounds, seed, ideal, dtype=np.uint32):
     """The toy cipher's round functions as table lookups: keyed (:func:`toy_round_function`) or ideal."""
+    if not isinstance(ideal, (bool, np.bool_)):
+        raise ValueError(f"ideal must be True or False; got {short(ideal)}")
     if ideal:
         return [lambda v, t=t.astype(dtype): t[v] for t in ideal_round_tables(rounds, seed)]
     return _round_tables(toy_keys(rounds, seed), dtype)
 
 
-def _blocks(blocks):
-    arr = np.asarray(blocks)
+def _blocks(blocks, name="blocks"):
+    try:
+        arr = np.asarray(blocks) if not isinstance(blocks, (str, bytes)) else np.asarray(None)
+    except (TypeError, ValueError):
+        arr = np.asarray(None)
     if arr.dtype.kind not in "iu" or (arr.size and (arr.min() < 0 or arr.max() >= 1 << 32)):
-        raise ValueError(f"blocks must be integers in [0, 2**32); got {short(blocks)}")
+        raise ValueError(f"{name} must be integers in [0, 2**32); got {short(blocks)}")
+    if arr.size > 1 << 24:
+        raise ValueError(f"{name} must hold at most 2**24 blocks; got {arr.size:,}")
     return arr.astype(np.uint32)
 
 
@@ -322,10 +376,10 @@ def _round_tables(keys, dtype=np.uint32):
 
 def toy_encrypt(blocks, keys):
     """Encrypt 32-bit ``blocks`` with one RevNet block over GF(2) per round key: (x, y) -> (y ^ F(x, k), x)."""
-    b = _blocks(blocks)
+    b, keys = _blocks(blocks), _keys(keys)
     # a table costs 2^16 evaluations of F, so it pays only for more blocks than that
     fs = _round_tables(keys) if np.size(b) > 1 << 16 else [lambda v, k=k: toy_round_function(v, k)
-                                                            for k in np.asarray(keys, dtype=np.uint32)]
+                                                            for k in keys.tolist()]
     x, y = revnet_stack(b >> 16, b & 0xFFFF, fs, xor=True)
     return (x << 16) | y
 
@@ -333,9 +387,22 @@ def toy_encrypt(blocks, keys):
 def toy_decrypt(blocks, keys):
     """Invert :func:`toy_encrypt` exactly, the round keys in reverse."""
     b = _blocks(blocks)
-    fs = [lambda v, k=k: toy_round_function(v, k) for k in np.asarray(keys, dtype=np.uint32)]
+    fs = [lambda v, k=k: toy_round_function(v, k) for k in _keys(keys).tolist()]
     x, y = revnet_stack_inverse(b >> 16, b & 0xFFFF, fs, xor=True)
     return (x << 16) | y
+
+
+def _sequence(values, name):
+    """``values`` as a 1-D list (one number counts as one), at most 64 of them."""
+    arr = np.atleast_1d(np.asarray(values, dtype=object) if not isinstance(values, (str, bytes)) else None)
+    if arr.ndim != 1 or not 1 <= arr.size <= 64:
+        raise ValueError(f"{name} must be 1 to 64 numbers; got {short(values)}")
+    return arr.tolist()
+
+
+TOY_WORK = 1 << 27
+"""The most block-rounds one toy-cipher call may encrypt (rounds x blocks x the encryptions a block takes):
+about a second; the stored 6-round run over 2^22 blocks is 2^24.6."""
 
 
 def _count(n, name, low=1, high=1 << 20):
@@ -349,7 +416,9 @@ def toy_avalanche(rounds, n_blocks=256, seed=0):
     ``n_blocks`` random blocks. A good cipher reaches 1/2."""
     keys = toy_keys(rounds, seed)
     rng = np.random.default_rng(seed + 1)
-    blocks = rng.integers(0, 1 << 32, _count(n_blocks, "n_blocks"), dtype=np.uint64).astype(np.uint32)
+    n_blocks = _count(n_blocks, "n_blocks")
+    _check.work("toy_avalanche", TOY_WORK, {"rounds": len(keys), "n_blocks": n_blocks}, 33, "block-rounds")
+    blocks = rng.integers(0, 1 << 32, n_blocks, dtype=np.uint64).astype(np.uint32)
     flips = np.uint32(1) << np.arange(32, dtype=np.uint32)
     base = toy_encrypt(blocks, keys)[:, None]
     changed = toy_encrypt(blocks[:, None] ^ flips[None, :], keys) ^ base
@@ -370,7 +439,9 @@ def toy_sac(rounds, n_blocks=4096, seed=0, ideal=False):
     """
     fs = _round_functions(rounds, seed, ideal)
     rng = np.random.default_rng(seed + 1)
-    blocks = rng.integers(0, 1 << 32, _count(n_blocks, "n_blocks", 1, 1 << 16), dtype=np.uint64).astype(np.uint32)
+    n_blocks = _count(n_blocks, "n_blocks", 1, 1 << 16)
+    _check.work("toy_sac", TOY_WORK, {"rounds + 32 bits": len(fs) + 32, "n_blocks": n_blocks}, 33, "block-steps")
+    blocks = rng.integers(0, 1 << 32, n_blocks, dtype=np.uint64).astype(np.uint32)
     flips = np.uint32(1) << np.arange(32, dtype=np.uint32)
 
     def enc(b):
@@ -388,9 +459,12 @@ def most_common(values):
     >>> most_common(np.array([7, 3, 7, 3, 9]))
     (2, 3)
     """
-    v = np.sort(np.ravel(values))
+    v = np.asarray(values) if not isinstance(values, (str, bytes)) else np.asarray(None)
     if v.size == 0:
         raise ValueError("values must not be empty")
+    if v.dtype.kind not in "iu":
+        raise ValueError(f"values must be an array of integers; got {short(values)}")
+    v = np.sort(np.ravel(v))
     same = np.flatnonzero(v[1:] == v[:-1])  # v[i + 1] repeats v[i]; few, where values are spread out
     if same.size == 0:
         return 1, int(v[0])
@@ -408,12 +482,14 @@ def toy_differentials(rounds, delta, n_blocks=4096, seed=0, ideal=False):
     is the same, so the blocks are encrypted once, round by round, and measured after every round.
     ``ideal`` replaces the round function by independent random functions (:func:`ideal_round_tables`).
     """
-    delta = _blocks(delta)
+    delta = _blocks(delta, "delta")
     if delta.ndim or int(delta) == 0:
         raise ValueError(f"delta must be one non-zero 32-bit integer; got {short(delta)}")
-    rng = np.random.default_rng(seed + 2)
-    x = rng.integers(0, 1 << 32, _count(n_blocks, "n_blocks", 1, 1 << 24), dtype=np.uint64).astype(np.uint32)
     fs = _round_functions(rounds, seed, ideal, np.uint16)  # 16-bit halves: half the memory traffic
+    n_blocks = _count(n_blocks, "n_blocks", 1, 1 << 24)
+    _check.work("toy_differentials", TOY_WORK, {"rounds": len(fs), "n_blocks": n_blocks}, 1, "block-rounds")
+    rng = np.random.default_rng(seed + 2)
+    x = rng.integers(0, 1 << 32, n_blocks, dtype=np.uint64).astype(np.uint32)
     halves = lambda v: ((v >> 16).astype(np.uint16), (v & 0xFFFF).astype(np.uint16))  # noqa: E731
     a, b = halves(x), halves(x ^ delta)
     out = []
@@ -445,12 +521,18 @@ def toy_differentials3_exact(delta=1, top=16, seed=0, ideal=False):
     if isinstance(delta, bool) or not isinstance(delta, numbers.Integral) or not 1 <= delta < 1 << 16:
         raise ValueError(f"delta must be an integer in [1, 2**16) (a difference in the y half); got {short(delta)}")
     top = _count(top, "top", 1, 1 << 16)
+    seed = _seed(seed)
+    if not isinstance(ideal, (bool, np.bool_)):
+        raise ValueError(f"ideal must be True or False; got {short(ideal)}")
     if ideal:
         t2, t3 = (t.astype(np.uint32) for t in ideal_round_tables(3, seed)[1:])
     else:
         t2, t3 = (toy_round_function(_HALVES, k) for k in toy_keys(3, seed)[1:])
     c2 = np.bincount(t2 ^ t2[_HALVES ^ np.uint32(delta)], minlength=1 << 16)   # round 2: counts of v
     vs = np.flatnonzero(c2)
+    _check.work("toy_differentials3_exact", 1 << 27, {"round 2's possible v": vs.size, "inputs s": 1 << 16}, 1,
+                "pairs", "this delta (or ideal) spreads round 2 too widely to enumerate; sample it with "
+                "toy_differentials(3, delta) instead")
     vs = vs[np.argsort(-c2[vs], kind="stable")].astype(np.uint32)   # likeliest v first: a high bar early
     counts, diffs, bar = np.zeros(0, np.int64), np.zeros(0, np.uint64), 1
     for i in range(0, vs.size, 64):   # 64 values of v at a time: 4M pairs (s, v)
@@ -518,6 +600,9 @@ def toy_differentials4_exact(delta=1, top=16, seed=0, ideal=False):
     if isinstance(delta, bool) or not isinstance(delta, numbers.Integral) or not 1 <= delta < 1 << 16:
         raise ValueError(f"delta must be an integer in [1, 2**16) (a difference in the y half); got {short(delta)}")
     top = _count(top, "top", 1, 1 << 16)
+    seed = _seed(seed)
+    if not isinstance(ideal, (bool, np.bool_)):
+        raise ValueError(f"ideal must be True or False; got {short(ideal)}")
     if ideal:
         t2, t3 = (t.astype(np.uint32) for t in ideal_round_tables(3, seed)[1:])
     else:
@@ -542,10 +627,14 @@ def toy_differential(rounds, delta, n_blocks=4096, seed=0, ideal=False):
 def sha256_avalanche(n_messages=8, n_bytes=64, seed=0):
     """Fractions of SHA-256's 256 output bits that change when one message bit flips, for every bit of
     ``n_messages`` random messages of ``n_bytes`` bytes (an array of n_messages x 8 n_bytes fractions)."""
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(_seed(seed))
     n_bytes = _count(n_bytes, "n_bytes", 1, 4096)
+    n_messages = _count(n_messages, "n_messages", 1, 4096)
+    # one hash per message bit, each over n_bytes bytes: 2^20 bytes hashed take about a tenth of a second
+    _check.work("sha256_avalanche", 1 << 23, {"n_messages": n_messages, "8 n_bytes": 8 * n_bytes, "n_bytes": n_bytes},
+                1, "bytes hashed")
     out = []
-    for _ in range(_count(n_messages, "n_messages", 1, 4096)):
+    for _ in range(n_messages):
         msg = bytearray(rng.integers(0, 256, n_bytes, dtype=np.uint8).tobytes())
         base = np.frombuffer(hashlib.sha256(msg).digest(), dtype=np.uint8)
         for bit in range(8 * n_bytes):
@@ -592,15 +681,39 @@ def tanh_mean_field(weight_scale, bias_scale=0.0):
     q = 0.0  # no bias and sigma_w <= 1: tanh(u)^2 < u^2 pulls every q > 0 down to 0
     if sb > 0 or sw > 1:
         q = 1.0 + sb**2
-        for _ in range(1_000_000):
+        for _ in range(2_000):
             q_new = sw**2 * float(np.sum(w * np.tanh(np.sqrt(q) * z) ** 2)) + sb**2
             done = abs(q_new - q) <= 1e-14 * q_new
             q = q_new
             if done:
                 break
+        else:  # near the edge of chaos the iteration crawls: bisect instead (the excess is < 0 above q*, > 0 below)
+            q = _bisect_fixed_point(lambda v: sw**2 * float(np.sum(w * np.tanh(np.sqrt(v) * z) ** 2)) + sb**2 - v,
+                                    q, sb > 0)
     a = np.exp(-2 * np.sqrt(q) * np.abs(z))  # 1/cosh(u) = 2 e^-|u| / (1 + e^-2|u|), without overflow
     chi = sw**2 * float(np.sum(w * (4 * a / (1 + a) ** 2) ** 2))
     return round(q, 12), round(chi, 12)
+
+
+def _bisect_fixed_point(excess, hi, zero_is_below):
+    """The q in (0, hi] where ``excess(q)`` changes sign from + to -, to 1e-14 relative; ``excess(hi)`` <= 0.
+
+    Without biases q = 0 is a fixed point too, so the bracket's low end is found by halving ``hi`` until the
+    excess turns positive; with biases the excess at 0 is sigma_b^2 > 0.
+    """
+    lo = 0.0
+    if not zero_is_below:
+        lo = hi
+        for _ in range(2_000):
+            lo /= 2
+            if excess(lo) > 0:
+                break
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if excess(mid) > 0 else (lo, mid)
+        if hi - lo <= 1e-14 * hi:
+            break
+    return 0.5 * (lo + hi)
 
 
 def mlp_avalanche(depth, width=64, residual=False, weight_scale=3.0, nudge=1e-2, n_inputs=64, seed=0,
@@ -644,12 +757,23 @@ def mlp_avalanche_runs(depth, width=64, residual=False, weight_scale=3.0, nudges
     depth = _count(depth, "depth", 1, 1024)
     width = _count(width, "width", 2, 4096)
     weight_scale = check_value("weight_scale", weight_scale)
-    nudges = np.array([check_value("nudge", v) for v in np.atleast_1d(nudges)])
-    seeds = [_count(sd, "seed", 0, 1 << 31) for sd in np.atleast_1d(seeds)]
+    nudges = np.array([check_value("nudge", v) for v in _sequence(nudges, "nudges")])
+    seeds = [_count(sd, "seed", 0, 1 << 31) for sd in _sequence(seeds, "seeds")]
     n_inputs = _count(n_inputs, "n_inputs", 1, 1 << 16)
+    for name, flag in (("residual", residual), ("layernorm", layernorm)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise ValueError(f"{name} must be True or False; got {short(flag)}")
+    n_w = 2 if residual else 1
+    # multiply-adds, and the values held at once: the stored 32-seed run (1.3e10, 2.4 s) is the largest admitted
+    _check.work("mlp_avalanche", 1 << 34, {"depth": depth, "weight matrices": n_w, "seeds": len(seeds),
+                                           "(1 + nudges)": len(nudges) + 1, "n_inputs": n_inputs, "width^2": width**2},
+                1, "multiply-adds")
+    _check.work("mlp_avalanche", 1 << 25, {"seeds": len(seeds), "width": width,
+                                           "(1 + nudges) n_inputs + weight matrices x width":
+                                           (len(nudges) + 1) * n_inputs + n_w * width}, 1, "values held")
     rngs = [np.random.default_rng(sd) for sd in seeds]
     x = np.stack([r.standard_normal((n_inputs, width)) for r in rngs])  # seeds x n x width
-    n_w = 2 if residual else 1  # each layer's w1 (and w2), drawn in the order mlp_avalanche draws them
+    # each layer's w1 (and w2), drawn in the order mlp_avalanche draws them
     scale = np.array([weight_scale, 1.0][:n_w])[:, None, None] / np.sqrt(width)
     v = np.repeat(x[:, None], len(nudges) + 1, axis=1)  # seeds x (1 + nudges) x n x width
     v[:, 1:, :, 0] += nudges[None, :, None]

@@ -36,6 +36,7 @@ from sympy.physics import units as u
 
 from . import decode, equations, symbols
 from ._check import check_value
+from ._check import short as _short
 from .equations import Spec
 from .symbols import (N_active, alpha_n, beta_d, decode_mfu, deploy_s, flops, loss, loss_a, loss_b, loss_floor, mfu,
                       prefill_mfu, rl_flops, tokens_decode, tokens_inf, tokens_per_param, tokens_pre, tokens_prefill,
@@ -288,15 +289,32 @@ def optimal_for_loss(loss, usage_flops_per_param, law_name="epoch"):
         return _optimum_fast(*(np.exp(log_d) if a == "tokens_pre" else loss if a == "loss" else
                                k if a == "usage_flops" else consts[a] for a in _OPTIMUM_ARGS))
 
+    with np.errstate(all="ignore"):
+        edge = excess(hi)
+    if not np.all(edge >= 0):  # no sign change in the bracket: the cheapest D lies beyond it, or nowhere
+        bad = ~(edge >= 0)
+        raise ValueError(f"optimal_for_loss: no optimum for loss {_first(loss, bad):.6g} at usage_flops_per_param "
+                         f"{_first(k, bad):.6g}: the cheapest tokens lie beyond 1e30 times the "
+                         f"{np.exp(_first(lo, bad)):.3g} at which the data term alone reaches the loss; "
+                         "take a smaller usage_flops_per_param or a higher loss")
     for _ in range(64):  # 64 halvings of a bracket 69 wide: 4e-18, below the float spacing of log D
         mid = 0.5 * (lo + hi)
         below = excess(mid) < 0
         lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
-    d = np.exp(0.5 * (lo + hi))
-    n = (c.loss_a / (gap - c.loss_b * d ** -c.beta_d)) ** (1 / c.alpha_n)
+    with np.errstate(all="ignore"):
+        d = np.exp(0.5 * (lo + hi))
+        n = (c.loss_a / (gap - c.loss_b * d ** -c.beta_d)) ** (1 / c.alpha_n)
+        out = (n, d, six * n * d, k * n)
+    if not all(np.all(np.isfinite(x) & (x >= 0)) for x in out):
+        raise ValueError(f"optimal_for_loss: the optimum for loss {_short(loss)} at usage_flops_per_param "
+                         f"{_short(k)} overflows float64 (a model beyond 1e308 parameters or FLOPs)")
     scalar = np.ndim(d) == 0
-    out = (n, d, six * n * d, k * n)
     return Allocation(*(float(x) if scalar else x for x in out))
+
+
+def _first(values, mask):
+    """The first of ``values`` where ``mask`` holds (scalars and arrays alike)."""
+    return float(np.broadcast_to(values, np.shape(mask))[mask].flat[0]) if np.ndim(mask) else float(values)
 
 
 def allocation_at(n_active, tokens_pre, usage_flops_per_param):
@@ -305,7 +323,13 @@ def allocation_at(n_active, tokens_pre, usage_flops_per_param):
     d = check_value("tokens_pre", tokens_pre, "positive", "allocation_at")
     k = check_value("usage_flops_per_param", usage_flops_per_param, "nonnegative", "allocation_at")
     six = float(PRETRAIN_FLOPS_PER_PARAM)
-    return Allocation(n, d, six * n * d, k * n)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = (n, d, six * n * d, k * n)
+    if not all(np.all(np.isfinite(x)) for x in out):
+        raise ValueError(f"allocation_at: the costs of n_active={_short(n_active)}, tokens_pre={_short(tokens_pre)}, "
+                         f"usage_flops_per_param={_short(usage_flops_per_param)} overflow float64 (6 N D or k N "
+                         "beyond 1.8e308)")
+    return Allocation(*out)
 
 
 @dataclasses.dataclass(frozen=True)
