@@ -186,6 +186,23 @@ def bench_widget_revnet(repeat=40):
     return {"revnet_widget_update_median_ms": _cycle(fig, settings, repeat) * 1e3}
 
 
+def bench_widget_prefill(repeat=40):
+    """Chapter 8's live figure: the time to first token against prompt length and a user's speed against batch
+    with speculation, updated and encoded."""
+    from roofline.figures import prefill as prefill_plots
+
+    deploy = roofline.notebook.deploy  # as the notebook's widget builds each deployment
+    settings = [dict(deployment=deploy("DeepSeek-V3", "H200", "fp8"), prompt_tokens=8192, batch=64, len_ctx=4096,
+                     accept_rate=0.875, pass_len=2),
+                dict(deployment=deploy("Llama 3.1 70B", "GB200", "fp4"), prompt_tokens=131072, batch=512,
+                     len_ctx=32768, accept_rate=0.7, pass_len=4),
+                dict(deployment=deploy("DeepSeek-V3", "B200", "fp8"), prompt_tokens=1024, batch=4096, len_ctx=2048,
+                     accept_rate=0.6, pass_len=8)]
+    fig = prefill_plots.PrefillFigure(settings[0]["deployment"], prompt_tokens=8192, batch=64,
+                                      len_ctx=4096)  # as the notebook's widget
+    return {"prefill_widget_update_median_ms": _cycle(fig, settings, repeat) * 1e3}
+
+
 def _stats(xs):
     return {"min": min(xs), "median": statistics.median(xs), "max": max(xs), "n": len(xs)}
 
@@ -280,7 +297,7 @@ def main():
     if not args.no_widgets:
         res |= {**bench_grid(), **bench_widget(), **bench_widget_moe(), **bench_widget_pipeline(),
                 **bench_widget_memory(), **bench_widget_training(), **bench_widget_serving(),
-                **bench_widget_revnet()}
+                **bench_widget_revnet(), **bench_widget_prefill()}
     if not args.no_chapters:
         res["chapters"] = bench_chapters(args.pairs, args.chapter)
     if args.suite:
@@ -306,6 +323,8 @@ def main():
         print(f"chapter 6 widget update (two panels + PNG): {res['serving_widget_update_median_ms']:.1f} ms "
               f"median (target <= 50)")
         print(f"chapter 7 widget update (timelines + draw + PNG): {res['revnet_widget_update_median_ms']:.1f} ms "
+              f"median (target <= 50)")
+        print(f"chapter 8 widget update (two panels + PNG): {res['prefill_widget_update_median_ms']:.1f} ms "
               f"median (target <= 50)")
     fmt = "{min:.2f} / {median:.2f} / {max:.2f}"
     for name, r in res.get("chapters", {}).items():
