@@ -92,9 +92,10 @@ def pytest_terminal_summary(terminalreporter):
     out = report_dir().parent
     if weights:
         width = max(len(name) for name in weights)
-        lines = [f"{'page':<{width}}  HTML+images+live JS  everything loaded"]
-        for name, (own, total, chapter) in weights.items():
-            lines.append(f"{name:<{width}}  {own / 1e6:16.3f} MB  {total / 1e6:8.3f} MB"
+        lines = [f"{'page':<{width}}  HTML+images+live JS  everything loaded  math ready (s after load)"]
+        for name, (own, total, chapter, *math_s) in weights.items():
+            ready = f"{math_s[0]:+8.2f} s" if math_s and math_s[0] is not None else f"{'-':>10}"
+            lines.append(f"{name:<{width}}  {own / 1e6:16.3f} MB  {total / 1e6:14.3f} MB  {ready}"
                          + ("  (chapter)" if chapter else ""))
         (out / "page_sizes.txt").write_text("\n".join(lines) + "\n")
         terminalreporter.write_sep("-", "page weights")

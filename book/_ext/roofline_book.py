@@ -1,4 +1,4 @@
-"""Five Sphinx tweaks for the book's HTML pages.
+"""Six Sphinx tweaks for the book's HTML pages.
 
 Live figures without a kernel. A chapter marks where a live figure goes with
 ``<div class="roofline-live" data-figure="KEY">``; only those pages load ``roofline-generated.js`` (the
@@ -22,6 +22,14 @@ imported into the package; Sphinx documents it once, under its own module, and w
 ``roofline.NAME``, where ``NAME`` is a class or function the package imports from one of its modules,
 is resolved again under that module's name; anything else stays unresolved (and fails the nit-picky
 build).
+
+Kernels over an encrypted transport. The generated pages are executed at every build (myst-nb, through
+jupyter-cache and nbclient), and each kernel logged "Kernel is running over TCP without encryption" into the
+build's output: nbclient starts it with a kernel manager at jupyter_client's defaults, which leave CurveZMQ off,
+and neither myst-nb nor jupyter-book passes any kernel-manager setting through. The build makes "auto" the
+kernel managers' default transport encryption: keys are provisioned for any kernel whose kernelspec declares
+CurveZMQ support (ipykernel's does, and pyzmq has it), so the kernels run encrypted and have nothing to warn
+about; a kernel without that support still starts, as before.
 
 nitpick_ignore from YAML. book/_config.yml lists the ignored targets as YAML pairs, which arrive as
 lists; Sphinx looks them up as ``(type, target)`` tuples, so they are made tuples here.
@@ -100,12 +108,19 @@ def resolve_reexport(app, env, node, contnode):
                                              canonical, node, contnode)
 
 
+def encrypt_kernel_transport(app, config):
+    from jupyter_client.manager import KernelManager
+
+    KernelManager.transport_encryption.default_value = "auto"
+
+
 def nitpick_ignore_as_tuples(app, config):
     config.nitpick_ignore = [tuple(entry) for entry in config.nitpick_ignore]
 
 
 def setup(app):
     app.connect("config-inited", nitpick_ignore_as_tuples)
+    app.connect("config-inited", encrypt_kernel_transport)
     app.connect("builder-inited", check_live_bundle)
     app.connect("build-finished", write_live_bundle)
     app.connect("html-page-context", add_live_scripts)

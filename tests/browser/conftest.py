@@ -165,11 +165,9 @@ def block_other_hosts(context, blocked):
     context.route("**/*", route)
 
 
-WAIT_FOR_MATHJAX_JS = """
+# The math is MathML in the HTML (book/_ext/roofline_math.py): what a page waits for is its fonts.
+WAIT_FOR_FONTS_JS = """
 async () => {
-  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
-    await MathJax.startup.promise;
-  }
   await document.fonts.ready;
   return true;
 }
@@ -199,7 +197,7 @@ class Loaded:
 def loaded(browser, base_url, out_dir, report):
     """``loaded(docname)``: the page, opened once per run at 1280 x 900 and kept open for every check on it.
 
-    On first use the page is loaded until the network is idle and MathJax has typeset it; then a full-page
+    On first use the page is loaded until the network is idle and its fonts (the math's among them) are in; then a full-page
     screenshot goes to ``_build/screenshots/`` and the visibility of each exercise solution is recorded.
     """
     pages, contexts = {}, []
@@ -224,7 +222,7 @@ def loaded(browser, base_url, out_dir, report):
 
         p.page.on("response", on_response)
         p.status = p.page.goto(url, wait_until="networkidle").status
-        p.page.evaluate(WAIT_FOR_MATHJAX_JS)
+        p.page.evaluate(WAIT_FOR_FONTS_JS)
         p.external_at_load = list(p.external)
         shots = out_dir / "screenshots"
         shots.mkdir(parents=True, exist_ok=True)
@@ -244,8 +242,10 @@ def loaded(browser, base_url, out_dir, report):
 
 @pytest.fixture(scope="session")
 def page_weights(report):
-    """Record a page's weight (bytes of its own HTML, images and live scripts; of everything it loaded)."""
-    return lambda docname, own, total, chapter: report("weights", docname, [own, total, chapter])
+    """Record a page's weight (bytes of its own HTML, images and live scripts; of everything it loaded) and when
+    its math was ready (seconds after the load event; None on a page without math)."""
+    return lambda docname, own, total, chapter, math_s=None: report("weights", docname,
+                                                                     [own, total, chapter, math_s])
 
 
 STAGES = ["test_page", "test_live_figure", "test_live_figure_on_any_screen",

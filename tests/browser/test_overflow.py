@@ -1,7 +1,7 @@
 """Nothing on a page is wider than the column it sits in, at a 1280 px wide window.
 
 On every page of the book (the page loaded once for all browser checks) every code block, cell output, table, displayed equation and API
-signature is measured after MathJax has typeset the page, with every hidden code cell and exercise
+signature is measured once the page and its fonts have loaded, with every hidden code cell and exercise
 solution opened. A block whose content is wider than its box (``scrollWidth > clientWidth``, with
 1 px of rounding allowed) makes the reader scroll sideways or is cut off; the failure lists each one
 with the page, the selector that found it, the start of its text and both widths.
@@ -25,7 +25,7 @@ SELECTORS = [
     "div.pst-scrollable-table-container",  # every table, in the theme's wrapper
     "table",
     "div.math",                            # displayed equations ...
-    "mjx-container[display]",              # ... as MathJax typesets them
+    'math[display="block"]',               # ... the MathML in them (book/_ext/roofline_math.py)
     "dl.py > dt.sig",                      # API signatures
     "dl.py > dd",                          # API docstrings
 ]
