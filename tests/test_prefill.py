@@ -16,7 +16,9 @@ from roofline.registry import Registry
 
 # DeepSeek-V3 on 8 H800s (the H100's FLOPs and HBM): FP8 weights, BF16 attention and cache
 V3 = dict(n_active=37e9, n_total=671e9, bytes_per_param=1.0, flops=1.9789e15, mem_bw=3.35e12, n_chips=8,
-          kv_bytes=70272.0, attn_flops=5.0e6, attn_flops_rate=9.894e14)
+          kv_bytes=70272.0, attn_flops=5.0e6, attn_flops_rate=9.894e14, latent_flops=0.0,
+          n_routed=653_908_770_816.0, n_experts=256, top_k=8)
+ALL = {name: eq.under(experts="all") for name, eq in speculation.EQUATIONS.items()}  # every weight read
 
 
 def call(fn, **kw):
@@ -28,9 +30,30 @@ def call(fn, **kw):
 def test_pass_flops_counted_pair_by_pair():
     """Two sequences, 3 new tokens after 5 cached: the new tokens read 6, 7 and 8 keys (21 pairs); 10 active
     weights at 2 FLOPs each, 7 FLOPs a pair: 2 x (2 x 10 x 3 + 7 x 21) = 414."""
-    assert prefill.prefill_flops(batch=2, n_active=10, pass_len=3, len_ctx=5, attn_flops=7) == 414
+    assert prefill.prefill_flops(batch=2, n_active=10, pass_len=3, len_ctx=5, attn_flops=7, latent_flops=0) == 414
     pairs = sum(5 + i for i in range(1, 4))
     assert pairs == 21
+    # and 11 FLOPs to expand each of the 5 cached tokens, once a pass: 2 x 11 x 5 = 110 more
+    assert prefill.prefill_flops(batch=2, n_active=10, pass_len=3, len_ctx=5, attn_flops=7, latent_flops=11) == 524
+
+
+def test_cached_latents_expanded_once_a_pass():
+    """MLA decompressed: DeepSeek-V3's 512-wide latent up-projected to 128 heads x (128 + 128), 2 FLOPs a
+    multiply-add, 61 layers: 2.05 GFLOP a cached token, about 410 pairs' worth; GQA caches need none. The
+    pass's compute gains B L u_c / (G F), the memory nothing."""
+    v3 = models.get("DeepSeek-V3")
+    assert prefill.prefill_latent_flops(v3) == 2 * 512 * 128 * (128 + 128) * 61 == 2_046_820_352
+    assert prefill.prefill_latent_flops(v3) / prefill.prefill_attn_flops(v3) == pytest.approx(409.6)
+    assert prefill.prefill_latent_flops(models.get("Llama 3.1 70B")) == 0.0
+    kw = dict(V3, batch=1, len_ctx=32768, pass_len=670, attn_flops=4_997_120.0)
+    u_c = prefill.prefill_latent_flops(v3)
+    extra = 32768 * u_c / (8 * 1.9789e15)
+    assert call(prefill.prefill_compute_time_s, **dict(kw, latent_flops=u_c)) == pytest.approx(
+        call(prefill.prefill_compute_time_s, **kw) + extra)
+    assert call(prefill.prefill_memory_time_s, **dict(kw, latent_flops=u_c)) == call(prefill.prefill_memory_time_s,
+                                                                                      **kw)
+    with pytest.raises(ValueError, match="model must be a roofline Model"):
+        prefill.prefill_latent_flops("DeepSeek-V3")
 
 
 def test_prefill_time_by_hand():
@@ -65,14 +88,25 @@ def test_the_pass_contains_chapter_6s_and_chapter_1s():
 
 def test_balance_prompt_balances_the_pass():
     """At l*, compute equals memory; shorter passes are memory-bound, longer compute-bound."""
-    for batch, ctx in ((1, 0), (4, 0), (16, 2048)):
-        kw = dict(V3, batch=batch, len_ctx=ctx)
+    for batch, ctx, u_c in ((1, 0, 0.0), (4, 0, 0.0), (16, 2048, 0.0), (16, 2048, 1e8)):
+        kw = dict(V3, batch=batch, len_ctx=ctx, latent_flops=u_c)
         ell = call(prefill.balance_prefill_tokens, **kw)
         comp = call(prefill.prefill_compute_time_s, pass_len=ell, **kw)
         mem = call(prefill.prefill_memory_time_s, pass_len=ell, **kw)
         assert comp == pytest.approx(mem, rel=1e-9)
         assert call(prefill.prefill_compute_time_s, pass_len=ell / 2, **kw) < call(
             prefill.prefill_memory_time_s, pass_len=ell / 2, **kw)
+
+
+def test_balance_prompt_is_zero_where_expanding_the_prefix_outlasts_the_reads():
+    """64 sequences with 32,768 cached tokens each, MLA decompressed (2.05 GFLOP a cached token): expanding the
+    prefixes alone takes longer than reading the weights and caches, so any pass is compute-bound."""
+    kw = dict(V3, batch=64, len_ctx=32768, latent_flops=2_046_820_352.0)
+    assert 64 * 32768 * 2_046_820_352.0 / 1.9789e15 > (671e9 + 64 * 32768 * 70272) / 3.35e12
+    assert call(prefill.balance_prefill_tokens, **kw) == 0.0
+    for ell in (1.0, 10.0):
+        assert call(prefill.prefill_compute_time_s, pass_len=ell, **kw) > call(
+            prefill.prefill_memory_time_s, pass_len=ell, **kw)
 
 
 def test_balance_prompt_is_chapter_1s_balance_batch_in_tokens():
@@ -157,6 +191,31 @@ def test_chip_share_names_bad_input(name, bad):
         prefill.prefill_chip_share(**kw)
 
 
+def test_pool_chips_by_hand():
+    """1,000 output tokens a second with 3 prompt tokens each, at 100 and 20 a chip-second: 30 prefill and 50
+    decode chips; in units of 8 and 16, 32 and 64; the share is prefill_chip_share's where nothing rounds."""
+    out = prefill.pool_chips(1000, 3, prefill_rate=100, decode_rate=20)
+    assert (out["prefill"], out["decode"], out["total"]) == (30, 50, 80)
+    assert out["prefill_share"] == pytest.approx(prefill.prefill_chip_share(
+        tokens_prefill=3000, tokens_decode=1000, prefill_rate=100, decode_rate=20))
+    units = prefill.pool_chips(1000, 3, prefill_rate=100, decode_rate=20, unit_chips=(8, 16))
+    assert (units["prefill"], units["decode"]) == (32, 64)
+    grid = prefill.pool_chips(np.array([1000.0, 2000.0]), np.array([[1.0], [3.0]]), prefill_rate=100, decode_rate=20)
+    assert grid["prefill"].shape == grid["decode"].shape == (2, 2) and grid["prefill"][1, 1] == 60
+    assert list(grid["decode"][:, 1]) == [100, 100]  # the decode pool does not depend on the mix
+    assert prefill.pool_chips(1000, 0, prefill_rate=100, decode_rate=20)["prefill"] == 0
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(output_tokens_per_s=0), "output_tokens_per_s"), (dict(prompt_per_output=-1), "prompt_per_output"),
+    (dict(prefill_rate=math.nan), "prefill_rate"), (dict(decode_rate=-5), "decode_rate"),
+    (dict(unit_chips=32), "unit_chips must be a pair"), (dict(unit_chips=(32, 0.5)), "unit_chips")])
+def test_pool_chips_names_bad_input(kw, match):
+    good = dict(output_tokens_per_s=1000, prompt_per_output=3, prefill_rate=100, decode_rate=20)
+    with pytest.raises(ValueError, match=match):
+        prefill.pool_chips(**(good | kw))
+
+
 # -- speculation ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("alpha, ell", [(0.5, 3), (0.875, 2), (0.7, 8), (0.999999, 4)])
 def test_tokens_per_step_is_the_series(alpha, ell):
@@ -202,13 +261,70 @@ def test_speedup_in_the_two_regimes():
     (no weights to speak of, a huge batch): it costs at least l steps and the gain is below tau / l."""
     tau = 1 + 0.875
     mem_bound = dict(V3, batch=1, len_ctx=4096, pass_len=2, accept_rate=0.875)
-    assert call(speculation.verify_cost_ratio, **mem_bound) == pytest.approx(1.0, abs=1e-4)
-    assert call(speculation.spec_speedup, **mem_bound) == pytest.approx(tau, rel=1e-4)
+    assert call(ALL["verify_cost_ratio"], **mem_bound) == pytest.approx(1.0, abs=1e-4)
+    assert call(ALL["spec_speedup"], **mem_bound) == pytest.approx(tau, rel=1e-4)
     cmp_bound = dict(mem_bound, n_total=1e6, batch=1e5, len_ctx=0.0)
-    assert call(speculation.verify_cost_ratio, **cmp_bound) >= 2.0
-    assert call(speculation.spec_speedup, **cmp_bound) <= tau / 2
-    assert call(speculation.spec_user_tokens_per_s, **mem_bound) == pytest.approx(
+    assert call(ALL["verify_cost_ratio"], **cmp_bound) >= 2.0
+    assert call(ALL["spec_speedup"], **cmp_bound) <= tau / 2
+    assert call(ALL["spec_user_tokens_per_s"], **mem_bound) == pytest.approx(
         tau / call(prefill.prefill_time_s, **mem_bound))
+    assert call(ALL["spec_pass_time_s"], **mem_bound) == call(prefill.prefill_time_s, **mem_bound)
+
+
+def test_verify_pass_of_a_sparse_moe_reads_the_experts_its_tokens_touch():
+    """DeepSeek-V3 (8 of 256 experts a token), one sequence on 8 H800s: a plain step's token reads 1/32 of the
+    routed experts, the two-token verify pass 1 - (31/32)^2 of them; the weights read, the pass's time and the
+    gain by hand. A dense model (no routed experts, one 'expert' of top-1) reads everything either way."""
+    kw = dict(V3, batch=1, len_ctx=4096, accept_rate=0.875)
+    shared, routed = 671e9 - 653_908_770_816.0, 653_908_770_816.0
+    cache = 4096 * 70272
+
+    def t_mem(ell):
+        return (shared + routed * (1 - (1 - 8 / 256) ** ell) + (cache + ell * 70272)) / (8 * 3.35e12)
+
+    for ell in (1, 2):
+        assert call(speculation.spec_pass_time_s, pass_len=ell, **kw) == pytest.approx(t_mem(ell), rel=1e-12)
+    gain = 1.875 * t_mem(1) / t_mem(2)
+    assert call(speculation.spec_speedup, pass_len=2, **kw) == pytest.approx(gain, rel=1e-12)
+    assert gain < 1.3 < 1.8 < call(ALL["spec_speedup"], pass_len=2, **kw)  # the lecture's read overstates it
+    dense = dict(kw, n_routed=0.0, n_experts=1, top_k=1, pass_len=4)
+    assert call(speculation.spec_speedup, **dense) == call(ALL["spec_speedup"], **dense)
+
+
+def test_touched_read_is_the_full_read_once_every_expert_is_touched():
+    """At a batch whose tokens touch every expert (B K / E of hundreds), the two reads agree: the break-even
+    batch, written with every weight read, ends the touched gain too."""
+    kw = dict(V3, len_ctx=4096, pass_len=4, accept_rate=0.7)
+    for b in (512.0, 4096.0):
+        assert call(speculation.spec_speedup, batch=b, **kw) == pytest.approx(
+            call(ALL["spec_speedup"], batch=b, **kw), rel=1e-6)
+    b_e = call(speculation.spec_breakeven_batch, **kw)
+    assert b_e == call(ALL["spec_breakeven_batch"], **kw)
+    assert call(speculation.spec_speedup, batch=b_e, **kw) == pytest.approx(1.0, rel=1e-6)
+
+
+def test_expert_parallel_gpu_touches_what_the_layout_touches():
+    """One GPU of DeepSeek-V3 over 16: 1/16 of the routed parameters, and a top_k at which its own 2 x 1 tokens
+    touch what all 16 GPUs' 32 tokens touch, 1 - (31/32)^32; with its weights, the gain is the whole layout's."""
+    v3 = models.get("DeepSeek-V3")
+    out = speculation.expert_parallel_gpu(v3, 16)
+    assert out["n_routed"] == pytest.approx(v3.routed_params / 16) and out["n_experts"] == 256
+    assert 1 - (1 - out["top_k"] / 256) ** 2 == pytest.approx(1 - (31 / 32) ** 32, rel=1e-12)
+    two = speculation.expert_parallel_gpu(v3, 144, routed_params_per_gpu=2 * v3.expert_params)
+    assert two["n_routed"] == 2 * v3.expert_params
+    dense = speculation.expert_parallel_gpu(models.get("Llama 3.1 70B"), 8)
+    assert dense == {"n_routed": 0.0, "n_experts": 1, "top_k": 1}
+    with pytest.raises(ValueError, match="n_gpus"):
+        speculation.expert_parallel_gpu(v3, 0.5)
+    with pytest.raises(ValueError, match="model must be a roofline Model"):
+        speculation.expert_parallel_gpu("DeepSeek-V3", 16)
+
+
+def test_experts_variant_is_checked():
+    with pytest.raises(ValueError, match="experts must be one of"):
+        speculation.spec_speedup.under(experts="some")
+    with pytest.raises(ValueError, match="experts must be one of"):
+        prefill.pass_terms("touched ")
 
 
 def test_breakeven_batch_ends_the_gain():
@@ -219,9 +335,9 @@ def test_breakeven_batch_ends_the_gain():
     tau = sum(0.7**j for j in range(4))
     assert tau * call(prefill.prefill_memory_time_s, batch=b_e, **dict(kw, pass_len=1)) == pytest.approx(
         call(prefill.prefill_compute_time_s, batch=b_e, **kw), rel=1e-9)
-    assert call(speculation.spec_speedup, batch=b_e, **kw) == pytest.approx(1.0, rel=1e-9)
-    assert call(speculation.spec_speedup, batch=b_e / 2, **kw) > 1.0
-    assert call(speculation.spec_speedup, batch=b_e * 2, **kw) < 1.0
+    assert call(ALL["spec_speedup"], batch=b_e, **kw) == pytest.approx(1.0, rel=1e-9)
+    assert call(ALL["spec_speedup"], batch=b_e / 2, **kw) > 1.0
+    assert call(ALL["spec_speedup"], batch=b_e * 2, **kw) < 1.0
 
 
 def test_breakeven_is_chapter_1s_balance_batch_times_tau_over_l():
@@ -240,7 +356,7 @@ def test_breakeven_is_inf_where_the_cache_read_outgrows_the_flops():
 
 # -- the chapter's symbols and units ------------------------------------------------------------------
 def test_chapter_8_symbols_are_in_the_table_once():
-    for keyword in ("accept_rate", "prefill_rate", "decode_rate"):
+    for keyword in ("accept_rate", "prefill_rate", "decode_rate", "latent_flops"):
         q = symbols.TABLE[keyword]
         assert q.chapter == 8 and q.unit and q.meaning
         assert symbols.by_symbol(q.symbol) is q
@@ -298,7 +414,9 @@ def test_bad_input_is_named(eq):
 def test_deployment_evaluates_the_speculation_equations():
     d = Deployment(models.get("DeepSeek-V3"), hardware.get("H200"), precision="fp8")
     g = d.evaluate(speculation.spec_speedup, batch=64, len_ctx=4096, pass_len=2, accept_rate=0.875)
-    assert 1.8 < g < 1.9
+    assert 1.6 < g < 1.7  # 64 tokens touch 87% of the experts, the verify pass's 128 all but 2%
+    g_all = d.evaluate(ALL["spec_speedup"], batch=64, len_ctx=4096, pass_len=2, accept_rate=0.875)
+    assert 1.8 < g_all < 1.9
     with pytest.raises(ValueError, match="needs accept_rate"):
         d.evaluate(speculation.spec_speedup, batch=64, len_ctx=4096, pass_len=2)
 
@@ -382,7 +500,7 @@ def test_prompt_wall_where_memory_ends_first():
 
 def test_the_figure_updates_and_names_bad_input(v3_h200):
     fig = fpf.PrefillFigure(v3_h200, prompt_tokens=8192, batch=64, len_ctx=4096)
-    assert fig.update(accept_rate=0.875, pass_len=2) == "1.87x a user's speed"
+    assert fig.update(accept_rate=0.875, pass_len=2) == "1.67x a user's speed"
     fig.update(deployment=Deployment(models.get("Llama 3.1 70B"), hardware.get("GB200")), batch=512, pass_len=4)
     assert fig.to_png()[:4] == b"\x89PNG"
     with pytest.raises(ValueError, match="accept_rate must be at most 1"):

@@ -9,10 +9,14 @@ prompt whose prefix was a cache hit (``L`` cached tokens), a chunk of a prompt, 
 * **FLOPs.** Each of the ``l`` new tokens passes through every active weight (``2 N_active``) and
   attends causally: the ``i``-th new token reads ``L + i`` keys, so a pass has
   ``l L + l (l + 1) / 2`` (query, key) pairs of ``a`` FLOPs each. Attention runs at ``F_a``, the
-  rate of the KV cache's precision, as in chapter 1.
+  rate of the KV cache's precision, as in chapter 1. Where attention needs each cached token
+  expanded first (MLA decompressed, :func:`prefill_latent_flops`), that is ``u_c`` FLOPs a cached
+  token, once a pass, at ``F``.
 * **Bytes.** The weights are read once a pass, the ``L`` cached tokens' KV once, and the pass's own
-  ``l`` tokens' KV is written once (re-reads of the pass's own keys inside flash attention's tiles
-  stay on chip and in L2, and are left out: a lower bound, as everywhere in the book).
+  ``l`` tokens' KV is written once (flash attention's re-reads of keys and values, tile by tile, are
+  left out: a lower bound, as everywhere in the book). :func:`pass_terms` with ``experts="touched"``
+  reads only the routed experts the pass's ``B l`` tokens are sent to, as speculation's verify pass
+  does (:mod:`roofline.speculation`).
 * **Time** is the larger of the two (chapter 1's roofline): :data:`prefill_time_s`. For one prompt
   it is the floor of the time to first token: the first output token comes out of the prefill pass.
 
@@ -20,24 +24,27 @@ From these follow the pass length at which a pass turns compute-bound
 (:data:`balance_prefill_tokens`: chapter 1's balance batch, counted in tokens), the chunk of a
 prompt that a memory-bound decode step can carry for free (:data:`balance_chunk_tokens`, chunked
 prefill) and, with per-chip throughputs, the share of a fleet that prefills
-(``prefill_chip_share``, disaggregated serving).
+(``prefill_chip_share``, disaggregated serving) and the chips of each pool for a throughput
+target (:func:`pool_chips`).
 
 Attention FLOPs per pair differ between the phases for MLA: decode runs it absorbed (each head
 scores against the 576-wide latent), prefill decompresses each token's latent once (a weight
-matmul, inside ``N_active``) and runs multi-head attention, ``2 h (2 d + d_rope)`` a pair and
-layer: :func:`prefill_attn_flops`.
+matmul, inside ``N_active`` for the pass's new tokens, ``u_c`` a cached token and pass) and runs
+multi-head attention, ``2 h (2 d + d_rope)`` a pair and layer: :func:`prefill_attn_flops` and
+:func:`prefill_latent_flops`.
 
 Symbols of this chapter
 -----------------------
-Three quantities are new to chapter 8, declared in :mod:`roofline.symbols` with the rest:
+Four quantities are new to chapter 8, declared in :mod:`roofline.symbols` with the rest:
 ``accept_rate`` (speculative decoding, :mod:`roofline.speculation`), ``prefill_rate`` and
-``decode_rate`` (per-chip throughputs of the two pools, :data:`prefill_chip_share`).
+``decode_rate`` (per-chip throughputs of the two pools, :data:`prefill_chip_share`) and
+``latent_flops`` (a cached token's expansion, :func:`prefill_latent_flops`).
 
 DeepSeek-V3 on 8 H800s (FP8 weights, BF16 attention), one prompt of 8,192 tokens, and the prompt
 length below which one prompt's prefill waits on the weights:
 
 >>> v3 = dict(n_active=37e9, n_total=671e9, bytes_per_param=1.0, flops=1.979e15, mem_bw=3.35e12,
-...           kv_bytes=70272, attn_flops=5.0e6, attn_flops_rate=9.89e14)
+...           kv_bytes=70272, attn_flops=5.0e6, attn_flops_rate=9.89e14, latent_flops=2.05e9)
 >>> print(f"{prefill_time_s(batch=1, len_ctx=0, pass_len=8192, n_chips=8, **v3):.3f} s")
 0.059 s
 >>> print(f"{balance_prefill_tokens(batch=1, len_ctx=0, **v3):,.0f} tokens")
@@ -51,18 +58,36 @@ from sympy.physics import units as u
 from . import _check, decode, equations
 from .equations import Spec
 from .symbols import (USD, B, N_active, N_total, attn_flops, attn_flops_rate, bytes_per_param, decode_rate, flops,
-                      kv_bytes, len_ctx, mem_bw, n_chips, pass_len, prefill_rate, price, tokens_decode, tokens_prefill)
+                      kv_bytes, latent_flops, len_ctx, mem_bw, n_chips, n_routed, pass_len, prefill_rate, price,
+                      tokens_decode, tokens_prefill)
 
 SECONDS_PER_HOUR = decode.SECONDS_PER_HOUR
 _S = u.second
 
 
 # -- the pass -------------------------------------------------------------------------------------
-def pass_terms():
-    """The pass's compute and memory times, s: ``B`` sequences, ``l`` new tokens each after ``L`` cached."""
+EXPERTS = ("all", "touched")
+"""Which weights a pass reads: every stored weight (the lecture's read, the default here) or, for a sparse
+MoE, only the routed experts its ``B l`` tokens are sent to (chapter 1's refinement)."""
+
+
+def pass_terms(experts="all"):
+    """The pass's compute and memory times, s: ``B`` sequences, ``l`` new tokens each after ``L`` cached.
+
+    ``experts="touched"``: the pass reads the always-on weights and the share ``1 - (1 - K/E)^(B l)`` of the
+    routed experts, :data:`roofline.decode.experts_touched_fraction` with the pass's ``B l`` tokens.
+    """
+    if experts not in EXPERTS:
+        raise ValueError(f"experts must be one of {', '.join(map(repr, EXPERTS))}; got {_check.short(experts)}")
     pairs = pass_len * len_ctx + pass_len * (pass_len + 1) / 2     # causal: the i-th new token reads L + i keys
-    t_comp = B * (decode.FLOPS_PER_MAC * N_active * pass_len / flops + attn_flops * pairs / attn_flops_rate) / n_chips
-    t_mem = (N_total * bytes_per_param + B * (len_ctx + pass_len) * kv_bytes) / (n_chips * mem_bw)
+    # each cached token expanded once a pass (MLA decompressed: its latent's up-projection), at the weights' rate
+    t_comp = B * (decode.FLOPS_PER_MAC * N_active * pass_len / flops + attn_flops * pairs / attn_flops_rate
+                  + latent_flops * len_ctx / flops) / n_chips
+    weights = N_total * bytes_per_param
+    if experts == "touched":
+        share = decode.experts_touched.subs(B, B * pass_len)  # experts the pass's B l tokens are sent to
+        weights = (N_total - n_routed + n_routed * share) * bytes_per_param
+    t_mem = (weights + B * (len_ctx + pass_len) * kv_bytes) / (n_chips * mem_bw)
     return t_comp, t_mem
 
 
@@ -75,13 +100,14 @@ def build():
     usd_per_s = n_chips * price / SECONDS_PER_HOUR
 
     # the pass length at which compute meets memory: A l^2 + b l - C = 0 (G cancels), its positive root in the
-    # form that stays finite as a -> 0 (then l* = C / b, linear, as in chapter 6)
+    # form that stays finite as a -> 0 (then l* = C / b, linear, as in chapter 6); C <= 0 where expanding the
+    # cached tokens alone outlasts the pass's reads: compute-bound at any pass length
     A = B * attn_flops / (2 * attn_flops_rate)
     b = B * (mac * N_active / flops + attn_flops * (len_ctx + sp.Rational(1, 2)) / attn_flops_rate
              - kv_bytes / mem_bw)
-    C = (N_total * bytes_per_param + B * len_ctx * kv_bytes) / mem_bw
+    C = (N_total * bytes_per_param + B * len_ctx * kv_bytes) / mem_bw - B * len_ctx * latent_flops / flops
     root = 2 * C / (b + sp.sqrt(b**2 + 4 * A * C))
-    l_star = sp.Piecewise((sp.oo, sp.And(sp.Eq(attn_flops, 0), b <= 0)), (root, True))
+    l_star = sp.Piecewise((0, C <= 0), (sp.oo, sp.And(sp.Eq(attn_flops, 0), b <= 0)), (root, True))
 
     # chunked prefill: a decode step of B sequences (l = 1) that also carries a chunk of l prompt tokens; the
     # chunk adds its weights' FLOPs and its KV write (its own attention, over the prompt so far, left out)
@@ -98,10 +124,12 @@ def build():
 
     never = "inf where a pass is never compute-bound: no attention FLOPs, and a token's KV write outlasts its FLOPs"
     return {
-        "prefill_flops": Spec(B * (mac * N_active * pass_len + attn_flops * pairs), "FLOP",
-                              "FLOPs of a pass: 2 N_active per new token, plus a per causal (query, key) pair.", 1),
+        "prefill_flops": Spec(B * (mac * N_active * pass_len + attn_flops * pairs + latent_flops * len_ctx), "FLOP",
+                              "FLOPs of a pass: 2 N_active per new token, a per causal (query, key) pair, and u_c "
+                              "per cached token expanded (MLA decompressed).", 1),
         "prefill_compute_time_s": Spec(t_comp, "s", "Compute time of a pass of l new tokens after L cached, "
-                                       "for each of B sequences: weights at F, causal attention at F_a.", _S),
+                                       "for each of B sequences: weights at F, causal attention at F_a, the "
+                                       "cached tokens' expansion (u_c each) at F.", _S),
         "prefill_memory_time_s": Spec(t_mem, "s", "Memory time of a pass: the weights and the cached KV read "
                                       "once, the pass's own KV written once.", _S),
         "prefill_time_s": Spec(t_pass, "s", "Time of a pass, max(compute, memory); for one prompt with nothing "
@@ -111,7 +139,9 @@ def build():
         "prefill_cost_per_token_usd": Spec(usd_per_s * t_pass / (B * pass_len), "USD/token",
                                            "Cost of one new token of a pass: chip-seconds x price.", USD),
         "balance_prefill_tokens": Spec(l_star, "tokens", "Pass length at which a pass turns compute-bound: "
-                                       "shorter passes wait on the weights.", 1, infinite=never),
+                                       "shorter passes wait on the weights.", 1, infinite=never,
+                                       zero="0 where expanding the cached tokens (u_c L) alone outlasts the "
+                                       "pass's reads: compute-bound at any pass length"),
         "mixed_step_time_s": Spec(sp.Max(c_mix, m_mix, evaluate=False), "s", "A decode step of B sequences that also carries "
                                   "a chunk of l prompt tokens (the chunk's attention left out).", _S),
         "balance_chunk_tokens": Spec(chunk_star, "tokens", "The prompt chunk a decode step carries with no "
@@ -150,8 +180,9 @@ def prefill_attn_flops(model, pass_len=None):
     """Attention FLOPs per causal (query, key) pair of a prompt, all layers: the ``a`` of a prefill pass.
 
     MHA and GQA: ``4 n_q_heads head_dim`` a layer, as in decode (a score and a weighted sum per query
-    head). MLA: prefill decompresses each token's latent once into keys and values per head (that
-    up-projection is a weight matmul, counted in ``N_active``) and attends as multi-head attention,
+    head). MLA: prefill decompresses each token's latent once into keys and values per head (for the
+    pass's new tokens that up-projection is a weight matmul, counted in ``N_active``; for cached tokens
+    it is :func:`prefill_latent_flops` a token, once a pass) and attends as multi-head attention,
     ``2 h (d_nope + d_rope + d_v)`` a layer, with ``head_dim`` as both ``d_nope`` and ``d_v``
     (DeepSeek-V3: 128, 64, 128); decode's absorbed form costs ``2 h (2 r + d_rope)``, 3.4 times more.
 
@@ -184,3 +215,61 @@ def prefill_attn_flops(model, pass_len=None):
     capped = np.where(ell <= w, pairs, w * (w + 1) / 2 + (ell - w) * w)  # sum over i of min(i, w)
     out = per_layer * (full * pairs + windowed * capped) / pairs
     return out if np.ndim(out) else float(out)
+
+
+def prefill_latent_flops(model):
+    """FLOPs a pass in prefill's form spends on each cached token before attending to it, all layers: the
+    ``u_c`` (``latent_flops``) of a pass with ``L > 0`` cached tokens.
+
+    MLA decompressed: each cached token's latent (``kv_lora_rank`` wide) is up-projected into a key and a
+    value per head, ``2 r h (d_nope + d_v)`` a layer, once a pass (vLLM's and SGLang's prefill with a cached
+    prefix run this matmul). MHA, GQA: 0, their caches hold the keys and values themselves. Pass it with
+    :func:`prefill_attn_flops`, the ``a`` of the same form; a deployment's own ``attn_flops`` (MLA absorbed,
+    as decode runs it) goes with 0.
+
+    >>> class V3:  # DeepSeek-V3's attention, from its config.json
+    ...     attention, n_q_heads, head_dim, kv_lora_rank, layers = "MLA", 128, 128, 512, 61
+    ...     full_attention_layers = 61
+    >>> u_c = prefill_latent_flops(V3)
+    >>> print(f"{u_c / 1e9:.2f} GFLOP per cached token, {u_c / 4_997_120:.0f} pairs' worth")
+    2.05 GFLOP per cached token, 410 pairs' worth
+    """
+    for name in ("attention", "n_q_heads", "head_dim", "layers"):
+        if getattr(model, name, None) is None:
+            raise ValueError(f"model must be a roofline Model with {name} (see roofline.models.get); "
+                             f"got {_check.short(model)}")
+    if model.attention != "MLA":
+        return 0.0
+    full = getattr(model, "full_attention_layers", None) or model.layers
+    return float(decode.FLOPS_PER_MAC * model.kv_lora_rank * model.n_q_heads * 2 * model.head_dim * full)
+
+
+# -- sizing the two pools -------------------------------------------------------------------------------
+def pool_chips(output_tokens_per_s, prompt_per_output, prefill_rate, decode_rate, unit_chips=(1, 1)):
+    """Chips of a disaggregated fleet that generates ``output_tokens_per_s`` and computes ``prompt_per_output``
+    prompt tokens (cache hits excluded) for each one, at per-chip rates ``prefill_rate`` and ``decode_rate``.
+
+    Each pool needs its tokens a second over its rate: ``D_p / T_p`` and ``D_d / T_d`` chips, the two terms of
+    :data:`prefill_chip_share`. With ``unit_chips = (n_p, n_d)`` each pool is rounded up to whole serving
+    units of that many chips (DeepSeek's: 32 and 144). Arrays broadcast. Returns a dict of ``prefill`` and
+    ``decode`` (chips, whole units), ``total`` and ``prefill_share`` (of the rounded chips).
+
+    >>> out = pool_chips(1e6, 2.0, prefill_rate=20_000, decode_rate=5_000, unit_chips=(32, 144))
+    >>> out["prefill"], out["decode"], round(float(out["prefill_share"]), 3)
+    (128.0, 288.0, 0.308)
+    """
+    target = _check.check_value("output_tokens_per_s", output_tokens_per_s, where="pool_chips")
+    ratio = _check.check_value("prompt_per_output", prompt_per_output, "nonnegative", where="pool_chips")
+    t_p = _check.check_value("prefill_rate", prefill_rate, where="pool_chips")
+    t_d = _check.check_value("decode_rate", decode_rate, where="pool_chips")
+    if not (isinstance(unit_chips, tuple) and len(unit_chips) == 2):
+        raise ValueError(f"pool_chips: unit_chips must be a pair (prefill, decode) of chip counts; "
+                         f"got {_check.short(unit_chips)}")
+    n_p, n_d = (_check.check_value("unit_chips", n, "count", where="pool_chips") for n in unit_chips)
+    pre = np.ceil(target * ratio / t_p / n_p) * n_p
+    dec = np.ceil(target / t_d / n_d) * n_d
+    pre, dec = np.broadcast_arrays(pre, dec)  # every entry the inputs' shape
+    if not pre.ndim:
+        pre, dec = float(pre), float(dec)
+    total = pre + dec
+    return {"prefill": pre, "decode": dec, "total": total, "prefill_share": pre / total}

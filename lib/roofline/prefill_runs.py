@@ -35,7 +35,8 @@ class Run:
 
     ``low`` and ``high`` keep a range where the source gives one; ``hardware`` is the chip as
     published and ``hardware_key`` the registry row used for it (the H100's for an H800);
-    ``pass_len`` is the tokens of a sequence verified in one pass (1 without speculation).
+    ``pass_len`` is the tokens of a sequence one pass processes: those verified (1 without speculation), or a
+    chunk of a prompt (chunked prefill).
     Setup numbers the source does not give are None.
     """
 

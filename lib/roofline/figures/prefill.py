@@ -12,7 +12,7 @@ updates them in place for a widget.
 >>> d = Deployment(models.get("DeepSeek-V3"), hardware.get("H200"), precision="fp8")
 >>> fig = PrefillFigure(d, prompt_tokens=8192, batch=64, len_ctx=4096)
 >>> print(fig.update(accept_rate=0.875, pass_len=2))
-1.87x a user's speed
+1.67x a user's speed
 """
 
 import numpy as np
@@ -42,7 +42,7 @@ def _prompt_values(deployment, prompts):
     attention FLOPs per pair and the cache bytes a token of such a prompt writes."""
     d = _deployment(deployment)
     return dict(batch=1.0, len_ctx=0.0, pass_len=prompts, attn_flops=prefill.prefill_attn_flops(d.model, prompts),
-                kv_bytes=d.kv_bytes_at(prompts))
+                latent_flops=prefill.prefill_latent_flops(d.model), kv_bytes=d.kv_bytes_at(prompts))
 
 
 def ttft_terms(deployment, prompts):
@@ -75,11 +75,13 @@ def prompt_wall(deployment):
 
 def speed_terms(deployment, batches, len_ctx, accept_rate, pass_len):
     """Tokens a second each user gets at each batch: plain decode (``pass_len`` 1) and with speculation
-    verifying ``pass_len`` tokens at ``accept_rate`` (the draft's own cost left out), and the break-even batch."""
+    verifying ``pass_len`` tokens at ``accept_rate`` (the draft's own cost left out), and the break-even batch;
+    both read only the routed experts their tokens touch (:mod:`roofline.speculation`'s default)."""
     d = _deployment(deployment)
     b = _check.check_value("batches", batches)
     spec = dict(len_ctx=len_ctx, accept_rate=accept_rate, pass_len=pass_len)
-    plain = 1.0 / d.evaluate(prefill.prefill_time_s, batch=b, len_ctx=len_ctx, pass_len=1.0)
+    # the plain step as the verify pass counts it: a sparse MoE's B tokens read only the experts they touch
+    plain = 1.0 / d.evaluate(speculation.spec_pass_time_s, batch=b, len_ctx=len_ctx, pass_len=1.0)
     return dict(plain=plain, spec=d.evaluate(speculation.spec_user_tokens_per_s, batch=b, **spec),
                 breakeven=float(d.evaluate(speculation.spec_breakeven_batch, **spec)),
                 wall=float(d.max_batch(len_ctx)))
