@@ -395,9 +395,9 @@ def test_live_avalanche_figure_matches_the_library_and_refuses_bad_controls():
     y = fig.lines["mean_field"].get_ydata()
     assert y[-1] == pytest.approx(math.sqrt(revnet.tanh_mean_field(1.5)[1]) ** 64)
     assert fig.axes[0].get_xlim() == (0, 128) and fig.to_png()[:4] == b"\x89PNG"
-    with pytest.raises(ValueError, match=r"depth must be a finite number > 0; got 0"):
+    with pytest.raises(ValueError, match=r"depth must be a whole number in \[1, 128\]; got 0"):
         fig.update(depth=0)
-    with pytest.raises(ValueError, match=r"depth must lie in \[1, 128\]; got 200"):
+    with pytest.raises(ValueError, match=r"depth must be a whole number in \[1, 128\]; got 200"):
         fig.update(depth=200)
     with pytest.raises(ValueError, match=r"weight_scale must lie in \[0.05, 10\]; got 20"):
         fig.update(weight_scale=20)

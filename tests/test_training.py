@@ -141,7 +141,7 @@ def test_tokens_for_loss_is_inf_where_the_model_cannot_reach_it():
     (lambda: training.tokens_served(traffic=-1, deploy_s=1), "traffic"),
     (lambda: training.optimal_for_loss(1.5, 0.0), "irreducible loss"),
     (lambda: training.optimal_for_loss(2.0, -1.0), "usage_flops_per_param"),
-    (lambda: training.optimal_for_loss(2.0, 0.0, "kaplan"), "law must be one of"),
+    (lambda: training.optimal_for_loss(2.0, 0.0, "kaplan"), "law name must be one of"),
 ])
 def test_bad_input_names_the_parameter(call, match):
     with pytest.raises(ValueError, match=match):

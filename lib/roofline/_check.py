@@ -56,6 +56,12 @@ def check_value(name, value, domain="positive", where=""):
         raise ValueError(f"{prefix}{name} must be {what} or a plain array of them; got a masked array "
                          "(fill or drop the masked entries first)")
     try:
+        size = np.size(value) if isinstance(value, np.ndarray) else len(value) if hasattr(value, "__len__") else 0
+    except TypeError:
+        size = 0
+    if size > MAX_ELEMENTS:
+        raise ValueError(f"{prefix}{name} must hold at most {MAX_ELEMENTS:,} values; got {size:,}")
+    try:
         raw = np.asarray(value)
         if raw.dtype.kind in "bUSmMcV" or raw.dtype.kind == "O" and any(
                 isinstance(v, (bool, str, bytes, complex)) or v is None for v in raw.flat):
@@ -71,6 +77,9 @@ def check_value(name, value, domain="positive", where=""):
         raise ValueError(f"{prefix}{name} must hold only {plural}; found {float(first)!r}")
     return arr if arr.ndim else float(arr)
 
+
+MAX_ELEMENTS = 2**24
+"""The most values one array argument may hold (16.7 million, 134 MB as floats): every call stays small."""
 
 MAX_EXACT_INT = 2**53
 """The largest integer a float64 holds exactly: the bound for counts read from files and set on records."""
@@ -317,3 +326,32 @@ def _finite_real(value):
         return bool(np.isfinite(float(value)))
     except (OverflowError, TypeError, ValueError):
         return False
+
+
+class naming:
+    """A context in which a ValueError is made to name ``param``, the caller's parameter, where its message
+    names another (a registry's "unknown hardware 'x'" for ``chip``).
+
+    >>> with naming("chip"):
+    ...     raise ValueError("unknown hardware 'H1000'")
+    Traceback (most recent call last):
+    ...
+    ValueError: chip: unknown hardware 'H1000'
+    """
+
+    def __init__(self, param):
+        self.param = param
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, err, tb):
+        if kind is not None and issubclass(kind, ValueError) and not _names(str(err), self.param):
+            raise ValueError(f"{self.param}: {err}") from None
+        return False
+
+
+def _names(message, param):
+    import re
+
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(param)}(?![A-Za-z0-9_])", message) is not None

@@ -147,6 +147,7 @@ class Deployment:
             object.__setattr__(self, "links", checked)
         if self.n_chips is not None and float(self.n_chips) != int(self.n_chips):
             raise ValueError(f"Deployment: n_chips must be a whole number of chips; got {self.n_chips!r}")
+        _check.record(self)  # every field's type
 
     # -- the values it supplies ----------------------------------------------------------------
     @property
@@ -327,7 +328,8 @@ class Deployment:
 
     def regime(self, batch, len_ctx, refined=False):
         """Which term sets the step: 'compute-bound', 'weight-bound' or 'KV-bound' (scalars only)."""
-        if np.ndim(batch) or np.ndim(len_ctx):
+        if np.ndim(_check.check_value("batch", batch)) or np.ndim(_check.check_value("len_ctx", len_ctx,
+                                                                                      "nonnegative")):
             raise ValueError("regime() takes a scalar batch and len_ctx")
         t = self.terms(batch, len_ctx, refined)
         if t["compute"] >= t["weights"] + t["kv"]:

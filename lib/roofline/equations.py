@@ -89,7 +89,24 @@ class Equation:
     zero: str | None = None
 
     def __post_init__(self):
-        self.expr = sp.sympify(self.expr)
+        for field in ("name", "unit", "doc", "module"):
+            if not isinstance(getattr(self, field), str):
+                raise ValueError(f"Equation: {field} must be a str; got {_short(getattr(self, field))}")
+        for field in ("infinite", "zero"):
+            if getattr(self, field) is not None and not isinstance(getattr(self, field), str):
+                raise ValueError(f"Equation: {field} must be a reason (str) or None; "
+                                 f"got {_short(getattr(self, field))}")
+        if not isinstance(self.options, dict) or not isinstance(self.requires, (tuple, list)) or not all(
+                isinstance(r, tuple) and len(r) == 2 and isinstance(r[1], str) for r in self.requires):
+            raise ValueError(f"Equation: options must be a dict and requires a tuple of (relation, message) pairs; "
+                             f"got {_short(self.options)}, {_short(self.requires)}")
+        try:
+            self.expr = sp.sympify(self.expr, strict=True)
+        except (sp.SympifyError, TypeError, ValueError):
+            raise ValueError(f"Equation: expr must be a sympy expression in roofline.symbols; "
+                             f"got {_short(self.expr)}") from None
+        if not isinstance(self.expr, sp.Expr):
+            raise ValueError(f"Equation: expr must be a sympy expression in roofline.symbols; got {_short(self.expr)}")
         syms = symbols.order(self.expr.free_symbols)
         self.args = tuple(symbols.by_symbol(s).keyword for s in syms)
         self._domains = tuple(symbols.by_symbol(s).domain for s in syms)
@@ -194,7 +211,13 @@ _OPTIONS = {}
 def check_variant(module, **chosen):
     """Check a builder's options against the values :func:`family` registered for ``module``'s axes, naming
     the axis and what it accepts; a builder calls it first, so ``build(attention="bogus")`` fails there."""
+    if not isinstance(module, str) or module.rsplit(".", 1)[-1] not in _OPTIONS:
+        raise ValueError(f"module must name a module with variants, one of {', '.join(_OPTIONS)}; "
+                         f"got {_short(module)}")
     accepted = _OPTIONS[module.rsplit(".", 1)[-1]]
+    unknown = [k for k in chosen if k not in accepted]
+    if unknown:
+        raise ValueError(f"{module}: unknown variant axes {unknown}; accepted: {', '.join(accepted)}")
     for k, v in chosen.items():
         if not any(type(v) is type(o) and v == o for o in accepted[k]):
             raise ValueError(f"{k} must be one of {', '.join(repr(o) for o in accepted[k])}; got {_short(v)}")
@@ -227,6 +250,10 @@ def family(module, builder, **options):
     ``attention=("dense", "sqrt")``. Returns the default build (name -> :class:`Equation`),
     whose entries also go into :data:`REGISTRY` as ``module.name``.
     """
+    if not isinstance(module, str) or not callable(builder) or not all(
+            isinstance(v, tuple) and v for v in options.values()):
+        raise ValueError(f"family: module must be a module's name (str), builder a callable and each option a "
+                         f"non-empty tuple of values; got {_short(module)}, {_short(builder)}, {_short(options)}")
     short = module.rsplit(".", 1)[-1]
     fam = _Family(short, builder, options)
     _FAMILIES[short] = fam

@@ -28,6 +28,8 @@ True
 
 import dataclasses
 
+from . import _check
+
 
 @dataclasses.dataclass(frozen=True)
 class Claim:
@@ -37,6 +39,9 @@ class Claim:
     unit: str                           # the unit it was said in
     timestamp: str                      # hh:mm:ss in the episode, or hh:mm:ss–hh:mm:ss
     said: str                           # short quote (in quotation marks) or paraphrase, with the speaker if not Reiner
+
+    def __post_init__(self):
+        _check.record(self)  # every field's type
 
 
 # Chapter 1: how batch size affects token cost and speed (00:00:00–00:32:09).

@@ -23,7 +23,9 @@ import dataclasses
 import math
 import statistics
 
-from . import decode, hardware, lecture, measured, models, moe, pipeline, prices, registry, training
+import numpy as np
+
+from . import _check, decode, hardware, lecture, measured, models, moe, pipeline, prices, registry, training
 from .deployment import Deployment
 
 AGREES, ROUNDED, DIFFERS, PREMISE = "agrees", "rounded", "differs", "premise"
@@ -39,6 +41,9 @@ class Check:
     computed: float | None
     basis: str
 
+    def __post_init__(self):
+        _check.record(self)  # every field's type
+
 
 @dataclasses.dataclass(frozen=True)
 class Row:
@@ -50,6 +55,9 @@ class Row:
     computed: float | None
     basis: str
     verdict: str
+
+    def __post_init__(self):
+        _check.record(self)  # every field's type
 
     @property
     def ratio(self):
@@ -67,9 +75,17 @@ def verdict(value, computed):
     >>> verdict(300, 302), verdict(2400, 2500), verdict((1.5, 2), 1.98), verdict(3, 0.064), verdict(5, None)
     ('agrees', 'rounded', 'agrees', 'differs', 'premise')
     """
+    if isinstance(value, tuple) and len(value) == 2:
+        lo, hi = (_check.check_value("value", v, "nonnegative") for v in value)
+    else:
+        lo = hi = _check.check_value("value", value, "nonnegative")
+    if np.ndim(lo) or np.ndim(hi):
+        raise ValueError(f"value must be a number or a (low, high) pair; got {_check.short(value)}")
     if computed is None:
         return PREMISE
-    lo, hi = value if isinstance(value, tuple) else (value, value)
+    computed = _check.check_value("computed", computed, "nonnegative")
+    if np.ndim(computed):
+        raise ValueError(f"computed must be one number or None; got {_check.short(computed)}")
     if lo * (1 - AGREE_WITHIN) <= computed <= hi * (1 + AGREE_WITHIN):
         return AGREES
     if lo * (1 - ROUND_WITHIN) <= computed <= hi * (1 + ROUND_WITHIN):

@@ -54,10 +54,8 @@ _KV_PRECISIONS = {b: p for p, b in registry.PRECISIONS.items()}  # bytes per cac
 
 def _named(field, check):
     """Run ``check`` (a registry lookup); a ValueError it raises names ``field``, the record's own name for it."""
-    try:
+    with _check.naming(field):
         check()
-    except ValueError as err:
-        raise ValueError(f"{field}: {err}") from None
 
 
 @dataclasses.dataclass(frozen=True)

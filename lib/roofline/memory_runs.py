@@ -75,6 +75,7 @@ class MemoryRun:
                              "where sequences_per_gpu is given")
         if self.sequences_per_gpu is not None and (self.len_ctx is None or self.kv_bytes_per_token is None):
             raise ValueError(f"MemoryRun {self.key!r}: sequences_per_gpu needs len_ctx and kv_bytes_per_token")
+        _check.record(self)  # every field's type
 
     @property
     def n_gpus(self):
@@ -127,8 +128,11 @@ class MemoryRun:
         the routed experts whole under data-parallel attention, and the published expert placement where the
         row has one).
         """
+        if not isinstance(layout, bool):
+            raise ValueError(f"layout must be True or False; got {_check.short(layout)}")
         if self.len_ctx is None or self.kv_bytes_per_token is None:
-            raise ValueError(f"MemoryRun {self.key!r} gives no context and KV bytes to predict a batch from")
+            raise ValueError(f"MemoryRun {self.key!r} gives no context and KV bytes (len_ctx, kv_bytes_per_token) "
+                             "to predict a batch from")
         d = self.deployment()
         if not layout:
             return d.evaluate(memory.max_micro_batch_n, len_ctx=self.len_ctx, n_stages=1) / self.n_gpus
@@ -139,7 +143,7 @@ class MemoryRun:
         """Published (or derived) sequences per GPU over the predicted maximum: the share of the predicted
         capacity in use."""
         if self.sequences_per_gpu is None:
-            raise ValueError(f"MemoryRun {self.key!r} gives no sequences per GPU")
+            raise ValueError(f"MemoryRun {self.key!r} gives no sequences per GPU (sequences_per_gpu)")
         return self.sequences_per_gpu / self.predicted_max_sequences(layout)
 
 

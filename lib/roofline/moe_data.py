@@ -207,6 +207,7 @@ class ScaleUpRack:
             raise ValueError(f"ScaleUpRack {self.key!r}: name_count {self.name_count} counts neither its "
                              f"{self.packages} packages nor its {self.dies} dies")
         _check.required_text(f"ScaleUpRack {self.key!r}", self, ("source",))
+        _check.record(self)  # every field's type
 
     @property
     def dies(self):
@@ -250,6 +251,7 @@ class A2AAnchor:
         for name in ("ep", "tokens_per_gpu", "value"):
             _check.check_value(name, getattr(self, name), where="A2AAnchor field")
         _check.required_text(f"A2AAnchor {self.key!r}", self, ("source", "regime"))
+        _check.record(self)  # every field's type
 
     @property
     def si(self):
@@ -298,6 +300,7 @@ class TrtA2ARow:
         for name in ("ep", "tokens_per_gpu", "dispatch_us", "dispatch_gbs", "combine_us", "combine_gbs"):
             _check.check_value(name, getattr(self, name), where="TrtA2ARow field")
         _check.required_text(f"TrtA2ARow {self.key!r}", self, ("source",))
+        _check.record(self)  # every field's type
 
 
 def _trt_row(r):

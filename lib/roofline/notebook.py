@@ -109,16 +109,28 @@ class Table:
     """
 
     def __init__(self, columns, rows, formats=None, caption=""):
+        for name, value in (("columns", columns), ("rows", rows), ("formats", formats)):
+            if value is not None and (isinstance(value, (str, bytes)) or not hasattr(value, "__iter__")):
+                raise ValueError(f"{name} must be a list; got {_check.short(value)}")
+        if not isinstance(caption, str):
+            raise ValueError(f"caption must be a str; got {_check.short(caption)}")
         self.columns = [str(c) for c in columns]
-        formats = formats if formats is not None else [""] * len(self.columns)
-        if len(formats) != len(self.columns):
-            raise ValueError(f"formats must give one format per column ({len(self.columns)}); got {len(formats)}")
+        formats = list(formats) if formats is not None else [""] * len(self.columns)
+        if len(formats) != len(self.columns) or not all(isinstance(f, str) for f in formats):
+            raise ValueError(f"formats must give one format (str) per column ({len(self.columns)}); "
+                             f"got {_check.short(formats)}")
         self.rows = []
         for row in rows:
+            if isinstance(row, (str, bytes)) or not hasattr(row, "__iter__"):
+                raise ValueError(f"rows must be lists of cells; got a row {_check.short(row)}")
             row = list(row)
             if len(row) != len(self.columns):
                 raise ValueError(f"each row must have {len(self.columns)} cells; got {_check.short(row)}")
-            self.rows.append([c if isinstance(c, str) else _cell(c, f) for c, f in zip(row, formats)])
+            try:
+                self.rows.append([c if isinstance(c, str) else _cell(c, f) for c, f in zip(row, formats)])
+            except (TypeError, ValueError) as err:
+                raise ValueError(f"rows: a cell of {_check.short(row)} does not take its column's format "
+                                 f"({err})") from None
         self.numeric = [all(_looks_numeric(r[i]) for r in self.rows) for i in range(len(self.columns))]
         self.caption = caption
 
@@ -182,10 +194,14 @@ def deploy(model, chip, precision=None, price=None, n_chips=None, **options):
     an NVL72; see :func:`roofline.deployment.default_chips`).
     ``options`` pass on to :class:`~roofline.deployment.Deployment` (``attention=``, ``kv_precision=``, ...).
     """
-    hw = hardware.get(chip)
-    if precision is not None and registry.precision_name(precision) not in hw.precisions():
-        precision = hw.precisions()[-1]
+    with _check.naming("chip"):
+        hw = hardware.get(chip)
+    with _check.naming("precision"):
+        if precision is not None and registry.precision_name(precision) not in hw.precisions():
+            precision = hw.precisions()[-1]
     if price is None:
         price = float(lecture.CH1["gpu_price"].value)
-    return Deployment(models.get(model), hw, precision=precision, n_chips=n_chips, price_usd_per_hour=price,
+    with _check.naming("model"):
+        model = models.get(model)
+    return Deployment(model, hw, precision=precision, n_chips=n_chips, price_usd_per_hour=price,
                       **options)

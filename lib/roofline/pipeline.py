@@ -258,6 +258,13 @@ class Op:
     start: float
     end: float
 
+    def __post_init__(self):  # quick: schedule() makes thousands
+        if not (type(self.stage) is int and type(self.micro) is int and self.stage >= 0 and self.micro >= 0
+                and self.kind in ("F", "B") and isinstance(self.start, (int, float))
+                and isinstance(self.end, (int, float)) and 0 <= self.start <= self.end < math.inf):
+            raise ValueError(f"Op: stage and micro must be whole numbers >= 0, kind 'F' or 'B', 0 <= start <= end "
+                             f"finite; got {self!r}")
+
 
 def _whole(name, value, minimum=1):
     return _check.whole(name, value, minimum)

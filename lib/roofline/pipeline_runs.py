@@ -58,6 +58,7 @@ class PipelineRun:
         if self.quantity == "bubble_rate" and not self.value < 1:
             raise ValueError(f"value must be a bubble rate below 1; got {self.value!r}")
         _check.required_text("", self, ("source", "table", "date", "regime"))  # the registry names file and row
+        _check.record(self)  # every field's type
 
     def half_unit(self, decimals=None):
         """Half a unit in the last printed digit: 0.05 for one decimal, 0.005 for two (``decimals`` given

@@ -54,6 +54,9 @@ class Entry:
     confidence: str
     notes: str
 
+    def __post_init__(self):
+        _check.record(self)  # every field's type
+
 
 def _entry(row):
     entry = Entry(
@@ -89,6 +92,9 @@ class Price:
     source: str
     confidence: str            # high, medium or low
     notes: str                 # the rows' notes, each remark once
+
+    def __post_init__(self):
+        _check.record(self)  # every field's type
 
     def usd_per_mtok(self, column="output"):
         """The price in ``column`` ('input', 'cached_input', 'cache_write' or 'output'), or None."""
@@ -255,6 +261,7 @@ class CachePolicy:
                              f"got {self.read_x_input!r}")
         _check.choice("refresh_on_hit", self.refresh_on_hit, {v: v for v in ("yes", "no", "not stated")})
         _check.choice("confidence", self.confidence, {v: v for v in ("high", "medium", "low")})
+        _check.record(self)  # every field's type
 
     @property
     def price(self):
@@ -327,6 +334,7 @@ class ServingMeasurement:
             raise ValueError(f"{self.key!r}: value_hi {self.value_hi} is below value {self.value}")
         _check.check_value("gpus", self.gpus, "positive", "ServingMeasurement")
         _check.choice("confidence", self.confidence, {v: v for v in ("high", "medium", "low")})
+        _check.record(self)  # every field's type
 
 
 def _serving_row(r):

@@ -111,10 +111,23 @@ class Registry:
     """
 
     def __init__(self, filename, make, kind, path=None, signed=()):
+        if not isinstance(filename, str) or not isinstance(kind, str) or not callable(make):
+            raise ValueError(f"Registry: filename and kind must be str and make a callable; got filename="
+                             f"{_check.short(filename)}, make={_check.short(make)}, kind={_check.short(kind)}")
+        if isinstance(signed, str) or not isinstance(signed, (tuple, list)) or not all(
+                isinstance(c, str) for c in signed):
+            raise ValueError(f"Registry: signed must be a tuple of column names; got {_check.short(signed)}")
+        if path is not None and not hasattr(path, "open"):
+            raise ValueError(f"Registry: path must be a pathlib.Path (or None); got {_check.short(path)}")
         self.filename, self.make, self.kind, self.signed = filename, make, kind, tuple(signed)
         self.table, self.aliases = {}, {}
         source = path if path is not None else resources.files(__package__).joinpath("data", filename)
-        with source.open(newline="", encoding="utf-8", errors="surrogateescape") as fh:
+        try:
+            fh = source.open(newline="", encoding="utf-8", errors="surrogateescape")
+        except OSError as err:
+            raise ValueError(f"{filename}: cannot read it ({type(err).__name__}: {err}); path must name a readable "
+                             "CSV file") from None
+        with fh:
             reader = csv.DictReader(fh)
             header = reader.fieldnames or []
             if not header or len(set(header)) != len(header) or not all(h.strip() for h in header):

@@ -512,7 +512,8 @@ def toy_differentials3_exact(delta=1, top=16, seed=0, ideal=False):
     the output difference fixes ``v`` and P(w) = P2(v) P3(v -> left half): a table over the 2^16 values of
     ``s`` for each of round 2's possible ``v``.
 
-    ``ideal`` tables take about 20 times as long: round 2 then has some 25,000 possible ``v``.
+    The work is round 2's possible ``v`` times 2^16; a ``delta`` (or ``ideal`` tables) that spreads round 2 over
+    more than 2,048 of them (ideal: some 25,000) is refused: sample it with :func:`toy_differentials`.
 
     >>> p, d = toy_differentials3_exact(top=2)
     >>> [hex(v) for v in d], [float(x * 2**32) for x in p]   # 1024 x 52 and 2048 x 24 of 2^32

@@ -27,7 +27,7 @@ import dataclasses
 import math
 import statistics
 
-from . import hardware, measured, memory_runs, models, pipeline_runs, training
+from . import _check, hardware, measured, memory_runs, models, pipeline_runs, training
 
 LINK_REGIMES = {"scale-up": "all-to-all, scale-up (NVLink, one node)", "scale-out": "all-to-all, scale-out (InfiniBand)"}
 
@@ -45,6 +45,9 @@ class Entry:
     residual: str         # the term the gap belongs to
     source: str
     calibrated: float | None = None  # the calibrated model's prediction, where there is one
+
+    def __post_init__(self):
+        _check.record(self)  # every field's type
 
     @property
     def ratio(self):

@@ -38,6 +38,12 @@ class Quantity:
     chapter: int        # chapter of the lecture that introduces it
     domain: str = "positive"  # or "nonnegative", or "count" (>= 1)
 
+    def __post_init__(self):
+        if not isinstance(self.symbol, sp.Symbol) or self.domain not in _ASSUMPTION or not all(
+                isinstance(getattr(self, f), str) for f in ("keyword", "unit", "meaning")):
+            raise ValueError(f"Quantity: symbol must be a sympy Symbol, keyword, unit and meaning str, and domain one "
+                             f"of {', '.join(_ASSUMPTION)}; got {self!r}")
+
 
 _ROWS = []
 _ASSUMPTION = {"positive": "positive", "nonnegative": "nonnegative", "count": "positive"}
@@ -205,5 +211,7 @@ def by_symbol(symbol):
 
 def order(symbols):
     """``symbols`` sorted in table order (so numeric functions list their arguments consistently)."""
+    if isinstance(symbols, (str, bytes)) or not hasattr(symbols, "__iter__"):
+        raise ValueError(f"symbols must be a collection of sympy symbols; got {symbols!r:.60}")
     position = {s: i for i, s in enumerate(ALL)}
     return sorted(symbols, key=lambda s: position[s] if s in position else len(position))

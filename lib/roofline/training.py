@@ -34,7 +34,7 @@ import numpy as np
 import sympy as sp
 from sympy.physics import units as u
 
-from . import decode, equations, symbols
+from . import _check, decode, equations, symbols
 from ._check import check_value
 from ._check import short as _short
 from .equations import Spec
@@ -47,7 +47,11 @@ _n, _d_in, _d_out = sp.symbols("n d_in d_out", positive=True)
 
 
 def matmul_flops(rows, inner, cols):
-    """FLOPs of a ``rows x inner`` by ``inner x cols`` product: one multiply and one add per term."""
+    """FLOPs of a ``rows x inner`` by ``inner x cols`` product: one multiply and one add per term.
+
+    The sizes are numbers (or arrays) > 0, or sympy expressions (the chapter derives with symbols)."""
+    rows, inner, cols = (x if isinstance(x, sp.Basic) else check_value(n, x, "positive", "matmul_flops")
+                         for n, x in (("rows", rows), ("inner", inner), ("cols", cols)))
     return 2 * rows * inner * cols
 
 
@@ -76,6 +80,9 @@ class LossLaw:
     beta_d: float      # beta
     source: str
     std_errors: dict = dataclasses.field(default_factory=dict)  # published standard errors, by keyword
+
+    def __post_init__(self):
+        _check.record(self)  # every field's type
 
     def values(self):
         """The constants as keyword arguments of the equations here."""
@@ -238,7 +245,7 @@ def law(name):
     try:
         return LOSS_LAWS[name]
     except (KeyError, TypeError):
-        raise ValueError(f"law must be one of {', '.join(map(repr, LOSS_LAWS))}; got {name!r}") from None
+        raise ValueError(f"law name must be one of {', '.join(map(repr, LOSS_LAWS))}; got {name!r}") from None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -251,6 +258,9 @@ class Allocation:
     tokens_pre: float
     pretrain_cost: float  # 6 N D
     usage_cost: float     # k N: serving (and anything else paid per parameter)
+
+    def __post_init__(self):
+        _check.record(self)  # every field's type
 
     @property
     def total_cost(self):
@@ -345,6 +355,9 @@ class Comparison:
     chinchilla_heuristic: float  # compute-optimal tokens for the heuristic's N
     chinchilla_optimum: float    # compute-optimal tokens for the optimum's N
 
+    def __post_init__(self):
+        _check.record(self)  # every field's type
+
     @property
     def overtraining_heuristic(self):
         return self.heuristic.tokens_pre / self.chinchilla_heuristic
@@ -436,6 +449,9 @@ class Spread:
     central: float
     by_constant: dict  # keyword -> (value at -n_se, value at +n_se)
 
+    def __post_init__(self):
+        _check.record(self)  # every field's type
+
     @property
     def low(self):
         return min(min(v) for v in self.by_constant.values())
@@ -452,6 +468,8 @@ def spread(quantity, law_name="epoch", n_se=1.0, anchored=True):
     >>> f"{s.central:.3g} tokens, {s.low:.3g} to {s.high:.3g}"
     '1.81e+12 tokens, 1.66e+12 to 1.99e+12'
     """
+    if not callable(quantity):
+        raise ValueError(f"spread: quantity must be a function of a LossLaw; got {_short(quantity)}")
     variants = law_variants(law_name, n_se, anchored)
     keys = dict.fromkeys(k for k, _ in variants)
     return Spread(float(quantity(law(law_name))),

@@ -52,6 +52,7 @@ class Report:
             raise ValueError(f"Report {self.key!r}: value {self.value:g} lies outside its range "
                              f"[{self.low}, {self.high}]")
         _check.required_text(f"Report {self.key!r}", self, ("source", "date", "unit", "quantity"))
+        _check.record(self)  # every field's type
 
 
 def _report_row(r):
@@ -68,11 +69,13 @@ of public text, one number a row, each with its source, date and regime."""
 
 def reported(key):
     """The value of the :data:`RUNS` row called ``key``."""
-    return RUNS.get(key).value
+    with _check.naming("key"):
+        return RUNS.get(key).value
 
 
 def reported_range(key):
     """``(low, high)`` of the :data:`RUNS` row called ``key``: the range its source gives, each end that it does not
     give replaced by the row's value (so a single number comes back as ``(value, value)``)."""
-    r = RUNS.get(key)
+    with _check.naming("key"):
+        r = RUNS.get(key)
     return (r.value if r.low is None else r.low, r.value if r.high is None else r.high)

@@ -54,8 +54,8 @@ import numpy as np
 import sympy as sp
 from sympy.printing.jscode import JavascriptCodePrinter
 
-from . import (equations, hardware, lecture, models, moe, moe_data, pipeline, registry, revnet, serving, symbols,
-               training)
+from . import (_check, equations, hardware, lecture, models, moe, moe_data, pipeline, registry, revnet, serving,
+               symbols, training)
 from .figures import decode as fig_decode, memory as fig_memory, moe as fig_moe, revnet as fig_revnet
 from .figures import live as fig_live, serving as fig_serving, training as fig_training
 from .notebook import deploy
@@ -95,6 +95,12 @@ class Expression:
     unit: str
     doc: str
 
+    def __post_init__(self):
+        _check.record(self)
+        if not isinstance(self.expr, sp.Expr) or not all(s in symbols.ALL for s in self.expr.free_symbols):
+            raise ValueError(f"Expression {self.name!r}: expr must be a sympy expression in roofline.symbols; "
+                             f"got {_check.short(self.expr)}")
+
     @property
     def args(self):
         return tuple(symbols.by_symbol(x).keyword for x in symbols.order(self.expr.free_symbols))
@@ -115,12 +121,18 @@ EXPRESSIONS = {e.name: e for e in (
 def roofline_eq(name):
     """A registered equation by ``module.name``, with an optional variant: ``"moe.step_with_comm_s[overlap=full]"``;
     or one of :data:`EXPRESSIONS`."""
+    if not isinstance(name, str):
+        raise ValueError(f"name must be an equation's name (str), 'module.name[option=value]'; "
+                         f"got {_check.short(name)}")
     if name in EXPRESSIONS:
         return EXPRESSIONS[name]
     base, _, variant = name.partition("[")
     if base not in equations.REGISTRY:
         raise ValueError(f"{base!r} is not a registered equation; see roofline.equations.REGISTRY")
-    options = dict(o.split("=") for o in variant.rstrip("]").split(",")) if variant else {}
+    pairs = [o.split("=") for o in variant.rstrip("]").split(",")] if variant else []
+    if any(len(p) != 2 for p in pairs):
+        raise ValueError(f"name {name!r}: a variant is written [option=value,option=value]")
+    options = dict(pairs)
     return equations.REGISTRY[base].under(**options) if options else equations.REGISTRY[base]
 
 
@@ -128,6 +140,8 @@ def equation_id(eq):
     """``module.name``, with the options that differ from the default build: ``moe.step_with_comm_s[overlap=full]``."""
     if isinstance(eq, Expression):
         return eq.name
+    if not isinstance(eq, equations.Equation) or f"{eq.module}.{eq.name}" not in equations.REGISTRY:
+        raise ValueError(f"eq must be a registered roofline Equation or an Expression; got {_check.short(eq)}")
     default = equations.REGISTRY[f"{eq.module}.{eq.name}"]
     changed = {k: v for k, v in eq.options.items() if default.options.get(k) != v}
     return f"{eq.module}.{eq.name}" + (f"[{','.join(f'{k}={v}' for k, v in sorted(changed.items()))}]"
@@ -160,6 +174,9 @@ class Inert:
     note: str
     when: tuple
 
+    def __post_init__(self):
+        _check.record(self)
+
 
 def inert_where(note, over, test):
     """An :class:`Inert` rule holding wherever ``test(**setting)`` is true, for every setting of the controls
@@ -171,6 +188,13 @@ def inert_where(note, over, test):
     >>> inert_where("{racks} rack", {"racks": (1, 2), "k": (3, 4)}, lambda racks, k: racks < 2).when
     ((('racks', (1,)),),)
     """
+    _check.instance("note", note, str, "a str")
+    _check.mapping("over", over, ())
+    if not callable(test):
+        raise ValueError(f"test must be a callable of the controls' values; got {_check.short(test)}")
+    if not all(isinstance(v, (tuple, list)) for v in over.values()):
+        raise ValueError(f"over must map each control's name to a tuple of its values; got {_check.short(over)}")
+    _check.work("inert_where", MAX_STOPS, {f"values of {n}": len(v) for n, v in over.items()}, 1, "settings")
     names = list(over)
     settings = list(itertools.product(*over.values()))
     dead = [c for c in settings if test(**dict(zip(names, c)))]
@@ -206,6 +230,9 @@ class Control:
     inert: tuple = ()
 
     def __post_init__(self):
+        _check.record(self)
+        if isinstance(self.value, (list, dict, set, np.ndarray)):
+            raise ValueError(f"control {self.name}: value must be one option, not {_check.short(self.value)}")
         if self.kind == "select" and self.value not in self.options:
             raise ValueError(f"control {self.name}: value {self.value!r} is not one of {self.options}")
         if self.kind == "range" and self.value not in self.grid:
@@ -242,7 +269,7 @@ class Control:
 
 def select(name, label, options, value):
     """A dropdown (ipywidgets Dropdown or ToggleButtons); ``options`` as the widget's: values, or (label, value) pairs."""
-    options = tuple(options)
+    options = _values("options", options)
     if options and all(isinstance(o, tuple) for o in options):
         return Control(name, label, "select", value, options=tuple(v for _, v in options),
                        labels=tuple(str(t) for t, _ in options))
@@ -255,15 +282,19 @@ def selection_slider(name, label, options, value, counts=False):
     ``counts``: the widget labels its stops with :func:`roofline.figures.live.count` (100B, 32.8K); the page's
     readout then writes them the same way, as it does a log slider's (``log`` set).
     """
-    grid = tuple(_compact(o) for o in options)
+    grid = tuple(_compact(o, "options") for o in _values("options", options))
     if list(grid) != sorted(grid):
         raise ValueError(f"control {name}: a selection slider's options must rise; got {grid}")
-    return Control(name, label, "range", _compact(value), grid=grid, log=bool(counts))
+    return Control(name, label, "range", _compact(value, "value"), grid=grid, log=bool(counts))
 
 
 def int_slider(name, label, low, high, value, step=1):
     """An ipywidgets IntSlider: whole numbers from ``low`` to ``high``."""
-    return Control(name, label, "range", int(value), grid=tuple(range(low, high + 1, step)))
+    low, high = _check.whole("low", low, -MAX_STOPS, _check.MAX_EXACT_INT), _check.whole("high", high, low)
+    step = _check.whole("step", step, 1)
+    _check.work("int_slider", MAX_STOPS, {"(high - low) / step + 1": (high - low) // step + 1}, 1, "stops")
+    value = _check.whole("value", value, low, high)
+    return Control(name, label, "range", value, grid=tuple(range(low, high + 1, step)))
 
 
 def log_slider(name, label, low, high, value, step=0.1, whole=False):
@@ -271,33 +302,68 @@ def log_slider(name, label, low, high, value, step=0.1, whole=False):
 
     ``whole``: the chapter rounds the value to a whole number (``round(10**e)``).
     """
+    low, high, step = _range(low, high, step, -300, 300)
     exponents = np.round(np.arange(low, high + step / 2, step), 10)
     grid = [float(round(10.0 ** e)) if whole else float(10.0 ** e) for e in exponents]
+    value = _check.check_value("value", value)
+    if np.ndim(value):
+        raise ValueError(f"value must be one number; got {_check.short(value)}")
     return Control(name, label, "range", float(value), grid=tuple(sorted(set(grid) | {float(value)})), log=True)
 
 
 def float_slider(name, label, low, high, value, step):
     """An ipywidgets FloatSlider: ``low`` to ``high`` in ``step``; ``value`` joins the grid (1/3 on a 0.05 grid)."""
+    low, high, step = _range(low, high, step)
     grid = [float(x) for x in np.round(np.arange(low, high + step / 2, step), 10)]
+    value = _number(value, "value")
     return Control(name, label, "range", float(value), grid=tuple(sorted(set(grid) | {float(value)})))
 
 
 def checkbox(name, label, value=False):
     """An ipywidgets Checkbox."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"value must be True or False; got {_check.short(value)}")
     return Control(name, label, "check", bool(value))
 
 
 # -- data the figures take from the registry ------------------------------------------------------
-def _number(x):
-    x = float(x)
+MAX_STOPS = 10_000
+"""The most positions a control may have (a slider's stops, a rule's settings): each is data on the page."""
+
+
+def _values(name, values):
+    """``values`` as a tuple, at most :data:`MAX_STOPS` of them."""
+    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__") or hasattr(values, "__len__") \
+            and len(values) > MAX_STOPS:
+        raise ValueError(f"{name} must be a list of at most {MAX_STOPS:,} values; got {_check.short(values)}")
+    return tuple(values)
+
+
+def _range(low, high, step, least=-1e15, most=1e15):
+    """A slider's ``low``, ``high`` and ``step``: numbers with low <= high, step > 0, and no more than
+    :data:`MAX_STOPS` stops between."""
+    low, high = (_number(x, n) for n, x in (("low", low), ("high", high)))
+    step = _check.check_value("step", step)
+    if np.ndim(step) or not least <= low <= high <= most:
+        raise ValueError(f"low <= high must lie in [{least:g}, {most:g}] and step be one number; got low={low!r}, "
+                         f"high={high!r}, step={_check.short(step)}")
+    _check.work("slider", MAX_STOPS, {"(high - low) / step": (high - low) / step}, 1, "stops")
+    return low, high, step
+
+
+def _number(x, name="registry data"):
+    try:
+        x = float(x)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be a finite number; got {_check.short(x)}") from None
     if not np.isfinite(x):
-        raise ValueError(f"registry data must be finite numbers; got {x}")
+        raise ValueError(f"{name} must be a finite number; got {x}")
     return x
 
 
-def _compact(x):
+def _compact(x, name="registry data"):
     """A number as JSON writes it shortest, exactly: a whole float as an int."""
-    x = _number(x)
+    x = _number(x, name)
     return int(x) if x.is_integer() and abs(x) < 2 ** 53 else x
 
 
@@ -310,6 +376,15 @@ def deployments(model_names, chip_names, precisions, keys, make=deploy):
     that depends on the chip and precision alone once per pair (``by_chip[key][h][p]``), any other in
     full (``full[key][m][h][p]``); indices follow the lists given, as the page's controls do.
     """
+    model_names, chip_names, precisions, keys = (_values(n, v) for n, v in (
+        ("model_names", model_names), ("chip_names", chip_names), ("precisions", precisions), ("keys", keys)))
+    if not callable(make):
+        raise ValueError(f"make must be a callable (model, chip, precision) -> Deployment; got {_check.short(make)}")
+    _check.work("deployments", 10_000, {"models": len(model_names), "chips": len(chip_names),
+                                        "precisions": len(precisions)}, 1, "deployments")
+    unknown = [k for k in keys if k not in symbols.TABLE]
+    if unknown:
+        raise ValueError(f"keys must be keywords of roofline.symbols; got unknown {unknown}")
     rows = {(m, h, p): make(m, h, p) for m in model_names for h in chip_names for p in precisions}
     cols = {k: {i: (_compact(d.values[k]) if k in d.values else None) for i, d in rows.items()} for k in keys}
     cols["n_chips"] = {i: int(d.n_chips_used) for i, d in rows.items()}
@@ -332,6 +407,10 @@ def window_tables(keys, contexts, make=lambda m: deploy(m, "GB200")):
     the context given where a model has window layers; the page looks them up here, by the
     position of the context on its slider.
     """
+    keys, contexts = _values("keys", keys), _values("contexts", contexts)
+    contexts = [_number(L, "contexts") for L in contexts]
+    if not callable(make):
+        raise ValueError(f"make must be a callable (model) -> Deployment; got {_check.short(make)}")
     out = {}
     for m in models.REGISTRY:
         if not m.window_layers:
@@ -345,7 +424,10 @@ def window_tables(keys, contexts, make=lambda m: deploy(m, "GB200")):
 
 def batch_axis(figure):
     """The batch sizes a live figure class plots along x: its default ``batch_range`` in ``n_points`` steps."""
-    params = inspect.signature(figure.__init__).parameters
+    params = inspect.signature(figure.__init__).parameters if inspect.isclass(figure) else {}
+    if "batch_range" not in params or "n_points" not in params:
+        raise ValueError(f"figure must be a live figure class with batch_range and n_points (e.g. DecodeFigure); "
+                         f"got {_check.short(figure)}")
     low, high = params["batch_range"].default
     return [_number(b) for b in np.geomspace(low, high, params["n_points"].default)]
 
@@ -382,6 +464,12 @@ class Live:
     plot: object = None
 
     def __post_init__(self):
+        _check.record(self)
+        if not all(isinstance(c, Control) for c in self.controls) or not callable(self.data) or not (
+                self.plot is None or isinstance(self.plot, Plot)):
+            raise ValueError(f"live figure {self.key}: controls must be Controls, data a callable and plot a Plot or "
+                             f"None; got {_check.short(self.controls)}, {_check.short(self.data)}, "
+                             f"{_check.short(self.plot)}")
         names = [c.name for c in self.controls]
         if len(set(names)) != len(names):
             raise ValueError(f"live figure {self.key}: control names repeat: {names}")
@@ -421,6 +509,9 @@ class Series:
     dash: str = ""
     markers: bool = False
 
+    def __post_init__(self):
+        _check.record(self)
+
 
 @dataclasses.dataclass(frozen=True)
 class Panel:
@@ -440,6 +531,11 @@ class Panel:
     hline: tuple = ()
     marker: bool = False
     dot: str = ""
+
+    def __post_init__(self):
+        _check.record(self)
+        if not all(isinstance(x, Series) for x in self.series):
+            raise ValueError(f"Panel: series must be Series; got {_check.short(self.series)}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -468,6 +564,13 @@ class Plot:
     label: str = ""
     scalars: dict = dataclasses.field(default_factory=dict)
     deployment: tuple = ("model", "chip", None)
+
+    def __post_init__(self):
+        _check.record(self)
+        if not all(isinstance(p, Panel) for p in self.panels) or not all(
+                isinstance(v, tuple) and len(v) == 2 for v in self.scalars.values()):
+            raise ValueError(f"Plot: panels must be Panels and scalars map names to (equations, scale); got "
+                             f"{_check.short(self.panels)}, {_check.short(self.scalars)}")
 
     def equations(self):
         """Every equation the plot evaluates, each once, in order."""

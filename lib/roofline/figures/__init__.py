@@ -42,6 +42,8 @@ def plain_log_label(label):
     >>> plain_log_label(r"$\mathdefault{0}$"), plain_log_label("")
     ('0', '')
     """
+    if not isinstance(label, str):
+        raise ValueError(f"label must be a tick label (str); got {label!r:.60}")
     math = re.fullmatch(r"\$\\mathdefault\{(.*)\}\$", label)
     if not math:
         return label

@@ -22,7 +22,7 @@ from matplotlib.offsetbox import AnnotationBbox, OffsetImage
 
 from .. import _check, decode
 from ..deployment import Deployment
-from .live import LiveFigure
+from .live import LiveFigure, batch_grid, new_figure
 
 MS = 1e3          # s -> ms
 PER_MILLION = 1e6  # USD/token -> USD per million tokens
@@ -40,6 +40,7 @@ def _short(x, _pos=None):
 
 def log_axes(ax):
     """Logarithmic x and y axes with plain tick labels (1, 10, 1k, 0.01): no mathtext, quick to draw."""
+    _check.axes(ax)
     ax.set(xscale="log", yscale="log")
     ax.minorticks_off()
     for axis in (ax.xaxis, ax.yaxis):
@@ -143,6 +144,8 @@ def _draw_refined(ax, x, y, suffix=""):
 
 def legend_below(ax, ncols=2):
     """The axes' legend under the axes, where it covers no curve (a static figure's key)."""
+    _check.axes(ax)
+    ncols = _check.whole("ncols", ncols, 1, 64)
     return ax.legend(ncols=ncols, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)
 
 
@@ -177,6 +180,7 @@ def draw_latency(ax, deployment, batch, len_ctx, refined=False):
         shaded batches whose KV cache does not fit in HBM; with ``refined``, 'weights_touched'
         and 'total_refined'.
     """
+    _check.axes(ax)
     x = _batch(batch)
     artists = _draw(ax, x, latency_terms(deployment, x, len_ctx))
     artists = _finish(ax, artists, deployment, x, len_ctx, latency_terms, refined)
@@ -211,6 +215,7 @@ def draw_cost(ax, deployment, batch, len_ctx, refined=False):
         Line artists 'compute', 'weights', 'kv', 'memory', 'total', 'balance', 'wall' and
         'floor' (and, with ``refined``, 'weights_touched' and 'total_refined').
     """
+    _check.axes(ax)
     x = _batch(batch)
     y = cost_terms(deployment, x, len_ctx)
     artists = _draw(ax, x, y)
@@ -251,14 +256,10 @@ class DecodeFigure(LiveFigure):
 
     def __init__(self, deployment, len_ctx, batch_range=(1, 1e5), marker_batch=2000, *, refined=False,
                  n_points=120, figsize=(7.2, 4.2), dpi=100):
-        lo, hi = (_check.check_value("batch_range", v) for v in batch_range)
-        if not lo < hi:
-            raise ValueError(f"batch_range must be (low, high) with low < high; got {batch_range!r}")
+        lo, hi, self.batch = batch_grid(batch_range, n_points)
         if not isinstance(refined, bool):
             raise ValueError(f"refined must be True or False; got {_check.short(refined)}")
-        self.batch = np.geomspace(lo, hi, int(_check.check_value("n_points", n_points)))
-        self.fig = Figure(figsize=figsize, dpi=dpi)
-        FigureCanvasAgg(self.fig)
+        self.fig = new_figure(figsize, dpi)
         ax_t, ax_c = self.fig.subplots(1, 2)
         self.fig.subplots_adjust(left=0.095, right=0.975, bottom=0.42, top=0.97, wspace=0.33)
         self.axes = (ax_t, ax_c)

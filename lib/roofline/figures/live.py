@@ -1,6 +1,7 @@
 """What every live figure shares: a background cached per axis range, and a PNG for an ipywidgets Image."""
 
 import io
+import numbers
 
 import numpy as np
 from matplotlib.backend_bases import FigureCanvasBase
@@ -30,6 +31,39 @@ def count(x):
             y = x / scale
             text = trim(f"{y:,.{0 if y >= 100 else 1 if y >= 10 else 2}f}")
             return "1" + _UNITS[i - 1][1] if text == "1,000" and i > 0 else text + unit
+
+
+def new_figure(figsize, dpi):
+    """A matplotlib ``Figure`` on an Agg canvas, after checking its size: ``figsize`` a pair (width, height) of
+    inches, each in (0, 40], and ``dpi`` in [10, 600] (a figure of gigapixels is refused, not drawn)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from .. import _check
+
+    size = np.asarray(figsize, dtype=object) if not isinstance(figsize, (str, bytes)) else np.asarray(None)
+    if size.shape != (2,) or not all(isinstance(v, numbers.Real) and not isinstance(v, bool) and 0 < v <= 40
+                                     for v in size.tolist()):
+        raise ValueError(f"figsize must be (width, height) in inches, each in (0, 40]; got {_check.short(figsize)}")
+    if isinstance(dpi, bool) or not isinstance(dpi, numbers.Real) or not 10 <= dpi <= 600:
+        raise ValueError(f"dpi must be a number in [10, 600]; got {_check.short(dpi)}")
+    fig = Figure(figsize=tuple(float(v) for v in size.tolist()), dpi=float(dpi))
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def batch_grid(batch_range, n_points):
+    """``(low, high, batches)``: ``n_points`` (2 to 10,000) batch sizes spaced evenly in log between the two of
+    ``batch_range``, checked."""
+    from .. import _check
+
+    pair = np.asarray(batch_range, dtype=object) if not isinstance(batch_range, (str, bytes)) else np.asarray(None)
+    if pair.shape != (2,):
+        raise ValueError(f"batch_range must be (low, high); got {_check.short(batch_range)}")
+    lo, hi = (_check.check_value("batch_range", v) for v in pair.tolist())
+    if not lo < hi:
+        raise ValueError(f"batch_range must be (low, high) with low < high; got {_check.short(batch_range)}")
+    return lo, hi, np.geomspace(lo, hi, _check.whole("n_points", n_points, 2, 10_000))
 
 
 class LiveFigure:

@@ -15,13 +15,11 @@ number comes from :mod:`roofline.memory` and :mod:`roofline.decode` through a
 """
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
 from .. import _check, decode, memory
 from ..deployment import Deployment
 from .decode import COLORS, log_axes
-from .live import LiveFigure
+from .live import LiveFigure, new_figure
 
 GB = 1e9
 STAGES = np.arange(1, 17)
@@ -44,6 +42,7 @@ def memory_parts(deployment, micro_batch, len_ctx, stages=STAGES):
 
 def draw_memory_vs_stages(ax, deployment, micro_batch, len_ctx, stages=STAGES):
     """Weights (falling as 1/P), KV cache (flat) and their sum per GPU against P, with the HBM line."""
+    _check.axes(ax)
     y = memory_parts(deployment, micro_batch, len_ctx, stages)
     art = {
         "weights": ax.plot(stages, y["weights"], "o-", color=COLORS["weights"], ms=3, label="weights")[0],
@@ -64,6 +63,7 @@ def floor_vs_scaleup(deployment, chips):
 def draw_floor_vs_scaleup(ax, deployment, chips=np.geomspace(1, 1024, 60), marks=()):
     """The weight-fetch floor against the chips that read the weights at once (the scale-up domain),
     log-log; ``marks`` are (chips, label) pairs to point out (an 8-GPU box, a 72-GPU rack)."""
+    _check.axes(ax)
     ms = floor_vs_scaleup(deployment, chips)
     art = {"floor": ax.plot(chips, ms, color=COLORS["weights"], lw=2.5, label="weight-fetch floor")[0]}
     for g, label in marks:
@@ -79,8 +79,7 @@ class MemoryFigure(LiveFigure):
     """Memory per GPU against P (left) and the weight-fetch floor against scale-up size (right), for a widget."""
 
     def __init__(self, deployment, micro_batch, len_ctx, n_stages=4, *, figsize=(7.0, 3.6), dpi=100):
-        self.fig = Figure(figsize=figsize, dpi=dpi)
-        FigureCanvasAgg(self.fig)
+        self.fig = new_figure(figsize, dpi)
         self.axes = tuple(self.fig.subplots(1, 2))
         self.fig.subplots_adjust(left=0.09, right=0.98, bottom=0.32, top=0.9, wspace=0.35)
         self.deployment = _deployment(deployment)

@@ -14,22 +14,26 @@ from the library; this module uses matplotlib only.
 'communication'
 """
 
+import numbers
+
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
 from .. import _check, moe
 from ..deployment import Deployment
-from .decode import (COLORS, MS, _set_wall, _wall_span, legend_below, log_axes,  # noqa: F401 (legend_below:
+from .decode import (COLORS, MS, _batch, _set_wall, _wall_span, legend_below, log_axes,  # noqa: F401 (legend_below:
                      memory_wall)                                                  # for chapter 2's notebook)
-from .live import LiveFigure
+from .live import LiveFigure, batch_grid, new_figure
 
 COMM = "tab:orange"
 GPU_FILL, SWITCH_FILL, EXPERT_FILL = "#dbe9f6", "#f3d9c4", "#e6f2df"
 
 
 # -- the blackboard diagrams -------------------------------------------------------------------
+DRAWN = 64
+"""The most boxes (experts, GPUs, trays, cables) a blackboard diagram draws of one kind: one patch each."""
+
+
 def _box(ax, x, y, w, h, text="", fill="white", fs=9, **kw):
     ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.02", fc=fill, ec="0.3", lw=1, **kw))
     if text:
@@ -48,6 +52,12 @@ def _blank(ax, xlim, ylim):
 
 def draw_moe_layer(ax, n_experts=8, chosen=(1, 4, 6)):
     """One MoE layer (00:32:08): router, a row of experts (each an MLP), the sum, and the residual path."""
+    _check.axes(ax)
+    n_experts = _check.whole("n_experts", n_experts, 1, DRAWN)  # one box each: a drawing, not a count
+    if isinstance(chosen, (str, bytes)) or not hasattr(chosen, "__iter__") or not all(
+            isinstance(e, numbers.Integral) and 0 <= e < n_experts for e in chosen):
+        raise ValueError(f"chosen must be experts' indices, whole numbers in [0, n_experts); "
+                         f"got {_check.short(chosen)}")
     _blank(ax, (-2.2, n_experts + 0.6), (-0.3, 6.4))
     mid = n_experts / 2
     _box(ax, mid - 1, 0, 2, 0.6, "token", fs=10)
@@ -73,7 +83,13 @@ def draw_moe_layer(ax, n_experts=8, chosen=(1, 4, 6)):
 def draw_expert_parallel(ax, n_gpus=4, per_gpu=2, n_racks=1):
     """Expert parallelism (00:33:46): experts grouped by GPU, the same GPUs routing tokens all-to-all;
     with ``n_racks=2``, a rack boundary through the middle (00:36:01) and the traffic that crosses it."""
+    _check.axes(ax)
+    n_gpus, per_gpu = _check.whole("n_gpus", n_gpus, 1, DRAWN), _check.whole("per_gpu", per_gpu, 1, DRAWN)
+    n_racks = _check.whole("n_racks", n_racks, 1, 2)
     n = n_gpus * per_gpu
+    _check.work("draw_expert_parallel", DRAWN, {"n_gpus": n_gpus, "per_gpu": per_gpu}, 1, "experts drawn")
+    if n < 2:
+        raise ValueError(f"n_gpus x per_gpu must be at least 2 experts (each router sends to two); got {n}")
     _blank(ax, (-0.4, n + 0.4), (-0.6, 5.8))
     for g in range(n_gpus):
         x = g * per_gpu
@@ -99,6 +115,8 @@ def draw_nvl72(ax, n_gpus=8, n_switches=3):
     """The rack (00:37:55), as a sketch: GPUs on the outside, NVSwitches in the middle, every GPU cabled to
     every switch (the scale-up network, two hops GPU to GPU), and a slower NIC link from every GPU up to the
     data-center switch (the scale-out network). A few GPUs and switches stand for 72 and 18."""
+    _check.axes(ax)
+    n_gpus, n_switches = _check.whole("n_gpus", n_gpus, 2, DRAWN), _check.whole("n_switches", n_switches, 1, DRAWN)
     _blank(ax, (-0.6, 10.6), (-0.8, 8.2))
     half = n_gpus // 2
     dc = (5.0, 7.3)
@@ -124,6 +142,10 @@ def draw_nvl72(ax, n_gpus=8, n_switches=3):
 def draw_cable_density(ax, trays_per_side=2, cables_per_tray=2, title=""):
     """Cable density (00:41:51): switches in the middle, trays of GPUs on each side, each tray's cables
     running to the switches. Twice the GPUs per rack is twice the cables through the same backplane."""
+    _check.axes(ax)
+    trays_per_side = _check.whole("trays_per_side", trays_per_side, 1, DRAWN)
+    cables_per_tray = _check.whole("cables_per_tray", cables_per_tray, 1, DRAWN)
+    _check.instance("title", title, str, "a str")
     _blank(ax, (-0.3, 9.3), (-0.9, 7.0))
     h = 5.8 / trays_per_side
     gap = 0.9 / (trays_per_side * cables_per_tray + 1)  # every cable its own lane between trays and switches
@@ -175,7 +197,8 @@ def draw_step_parts(ax, deployment, batch, len_ctx, n_racks=1, hop_latency=None,
     """Draw the step's parts against batch: chapter 1's compute, weight fetch, KV fetch and their memory
     sum, the all-to-all, and the step with the all-to-all added (bold) or hidden (dash-dot). Returns the
     artists by name."""
-    x = _check.check_value("batch", batch)
+    _check.axes(ax)
+    x = _batch(batch)
     y = step_parts(deployment, x, len_ctx, n_racks, hop_latency, scaleout_bw, act_bytes, scaleup_bw)
     art = {
         "compute": ax.plot(x, y["compute"], color=COLORS["compute"], lw=1, label="compute")[0],
@@ -216,12 +239,8 @@ class MoeFigure(LiveFigure):
     def __init__(self, deployment, len_ctx, n_racks=1, marker_batch=4096, hop_latency=None, scaleout_bw=None,
                  act_bytes=None, scaleup_bw=None, *, batch_range=(1, 1e5), n_points=100, figsize=(7.0, 4.8),
                  dpi=100):
-        lo, hi = (_check.check_value("batch_range", v) for v in batch_range)
-        if not lo < hi:
-            raise ValueError(f"batch_range must be (low, high) with low < high; got {batch_range!r}")
-        self.batch = np.geomspace(lo, hi, int(_check.check_value("n_points", n_points)))
-        self.fig = Figure(figsize=figsize, dpi=dpi)
-        FigureCanvasAgg(self.fig)
+        lo, hi, self.batch = batch_grid(batch_range, n_points)
+        self.fig = new_figure(figsize, dpi)
         ax = self.fig.subplots()
         self.axes = (ax,)
         self.fig.subplots_adjust(left=0.11, right=0.955, bottom=0.36, top=0.97)

@@ -10,14 +10,13 @@
 0.429
 """
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
+import numpy as np
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
-from .. import pipeline
+from .. import _check, pipeline
 from .moe import COMM, EXPERT_FILL, SWITCH_FILL, _arrow, _blank, _box
-from .live import LiveFigure
+from .live import LiveFigure, new_figure
 
 FWD, BWD, IDLE = "tab:blue", "tab:red", "0.9"
 
@@ -25,6 +24,9 @@ FWD, BWD, IDLE = "tab:blue", "tab:red", "0.9"
 def draw_layer_stack(ax, n_layers=6, per_stage=2):
     """MoE layers stacked bottom to top, a rack change every ``per_stage`` layers (00:48:28). Inside a rack
     each token fans out to several experts (orange); at a rack change it is sent once (red)."""
+    _check.axes(ax)
+    n_layers = _check.whole("n_layers", n_layers, 1, 64)  # one row of boxes each: a drawing, not a count
+    per_stage = _check.whole("per_stage", per_stage, 1, n_layers)
     _blank(ax, (-1.6, 10.6), (-0.4, n_layers * 1.3))
     for layer in range(n_layers):
         y = layer * 1.3
@@ -48,7 +50,14 @@ def draw_layer_stack(ax, n_layers=6, per_stage=2):
 def draw_timeline(ax, ops, n_stages, labels=True):
     """A Gantt chart of ``ops`` (from :func:`roofline.pipeline.schedule`): stages up the y axis, time along
     x, forward blocks blue and backward blocks red, idle time grey. Returns the bar collections."""
-    P = int(n_stages)
+    _check.axes(ax)
+    P = _check.whole("n_stages", n_stages, 1, 256)  # one bar of idle time per stage
+    ops = list(_check.instance("ops", ops, (list, tuple), "a list of Ops (see roofline.pipeline.schedule)"))
+    if not ops or not all(isinstance(o, pipeline.Op) and 0 <= o.stage < P for o in ops):
+        raise ValueError(f"ops must be a non-empty list of Ops on stages 0 to n_stages - 1 (see "
+                         f"roofline.pipeline.schedule); got {_check.short(ops)}")
+    if not isinstance(labels, bool):
+        raise ValueError(f"labels must be True or False; got {_check.short(labels)}")
     span = max(o.end for o in ops)
     collections = []
     for s in range(P):
@@ -83,9 +92,10 @@ class PipelineFigure(LiveFigure):
     """
 
     def __init__(self, n_stages=4, n_micro=4, kind="gpipe", *, labels=True, figsize=(7.0, 3.6), dpi=100):
+        if not isinstance(labels, bool):
+            raise ValueError(f"labels must be True or False; got {_check.short(labels)}")
         self.labels = labels
-        self.fig = Figure(figsize=figsize, dpi=dpi)
-        FigureCanvasAgg(self.fig)
+        self.fig = new_figure(figsize, dpi)
         ax = self.fig.subplots()
         self.axes = (ax,)
         self.fig.subplots_adjust(left=0.12, right=0.97, bottom=0.3, top=0.86)
@@ -99,10 +109,12 @@ class PipelineFigure(LiveFigure):
 
     def update(self, n_stages=None, n_micro=None, kind=None):
         """Recompute the schedule and redraw; returns the idle share of the timeline."""
-        self.n_stages = self.n_stages if n_stages is None else n_stages
-        self.n_micro = self.n_micro if n_micro is None else n_micro
-        self.kind = self.kind if kind is None else kind
-        ops = pipeline.schedule(self.n_stages, self.n_micro, self.kind)
+        n_stages = self.n_stages if n_stages is None else n_stages
+        n_micro = self.n_micro if n_micro is None else n_micro
+        kind = self.kind if kind is None else kind
+        ops = pipeline.schedule(n_stages, n_micro, kind)  # checks them before the figure keeps them
+        _check.whole("n_stages", n_stages, 1, 256)  # one bar of idle time per stage
+        self.n_stages, self.n_micro, self.kind = n_stages, n_micro, kind
         for a in self.artists:
             a.remove()
         ax = self.axes[0]
@@ -143,8 +155,7 @@ class CutFigure(LiveFigure):
     def __init__(self, top_k=8, chip="GB200", n_chips=64, *, figsize=(7.0, 3.6), dpi=100):
         from .. import hardware
         self._hardware = hardware
-        self.fig = Figure(figsize=figsize, dpi=dpi)
-        FigureCanvasAgg(self.fig)
+        self.fig = new_figure(figsize, dpi)
         ax = self.fig.subplots()
         self.axes = (ax,)
         self.fig.subplots_adjust(left=0.11, right=0.97, bottom=0.16, top=0.88)
@@ -160,12 +171,18 @@ class CutFigure(LiveFigure):
 
     def update(self, top_k=None, chip=None, n_chips=None):
         """Recompute for new controls and redraw; returns the fewest MoE layers per stage for a cheap cut."""
-        self.top_k = self.top_k if top_k is None else top_k
-        self.chip = self.chip if chip is None else chip
-        self.n_chips = self.n_chips if n_chips is None else n_chips
-        h = self._hardware.get(self.chip)
-        links = dict(top_k=self.top_k, n_chips=self.n_chips, scaleup_bw=h.scaleup_bw, scaleout_bw=h.scaleout_bw)
-        ratios = [pipeline.cut_ratio(stage_layers=ls, **links) for ls in self.LAYERS]
+        top_k = self.top_k if top_k is None else top_k
+        chip = self.chip if chip is None else chip
+        n_chips = self.n_chips if n_chips is None else n_chips
+        h = self._hardware.get(chip)
+        if h.scaleup_bw is None or h.scaleout_bw is None:
+            raise ValueError(f"chip {h.key!r} publishes no scale-up or scale-out bandwidth; pick one that does")
+        links = dict(top_k=top_k, n_chips=n_chips, scaleup_bw=h.scaleup_bw, scaleout_bw=h.scaleout_bw)
+        ratios = [pipeline.cut_ratio(stage_layers=ls, **links) for ls in self.LAYERS]  # checks them first
+        if np.ndim(top_k) or np.ndim(n_chips):
+            raise ValueError(f"top_k and n_chips must be single numbers; got {_check.short(top_k)}, "
+                             f"{_check.short(n_chips)}")
+        self.top_k, self.chip, self.n_chips = top_k, chip, n_chips
         for bar, r in zip(self.bars, ratios):
             bar.set_height(r)
             bar.set_color(FWD if r >= 1 else IDLE)

@@ -13,12 +13,10 @@ comes from :mod:`roofline.revnet`; matplotlib only.
 """
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from .. import _check, revnet, training
-from .live import LiveFigure
+from .live import LiveFigure, new_figure
 
 GB = 1e9
 KINDS = ("stored", "checkpointed", "reversible")
@@ -52,6 +50,7 @@ def _frame(ax, xlim, ylim):
 def draw_feistel(ax, op="+"):
     """The Feistel round (D7.1, 02:08:51): x passes through and feeds f; f(x) is added to y (``op``: the
     sign drawn, "+" or "xor"); the outputs are (x, z). Returns the axes."""
+    _check.axes(ax)
     _frame(ax, (-0.2, 3.4), (-1.0, 3.3))
     ax.text(0.5, 3.05, "x", ha="center", fontsize=13)
     ax.text(2.5, 3.05, "y", ha="center", fontsize=13)
@@ -72,6 +71,7 @@ def draw_feistel(ax, op="+"):
 
 def draw_residual(ax):
     """A standard residual layer, for comparison (02:10:48): the input feeds f and is added back."""
+    _check.axes(ax)
     _frame(ax, (-0.2, 2.2), (-1.0, 3.3))
     ax.text(0.5, 3.05, "h", ha="center", fontsize=13)
     _arrow(ax, (0.5, 2.9), (0.5, 1.03))
@@ -88,6 +88,7 @@ def draw_residual(ax):
 def draw_revnet(ax, blocks=2):
     """RevNet blocks stacked (D7.2, 02:10:48-02:11:56): x goes through f and is added to y to make the new
     x; the old x becomes the new y. So each y carries the stream from two blocks back."""
+    _check.axes(ax)
     blocks = int(_check.in_range("blocks", blocks, 1, 4))
     height = 2.2 * blocks
     _frame(ax, (-0.3, 3.7), (-0.4, height + 0.5))
@@ -129,7 +130,12 @@ def avalanche_data(rounds=range(1, 13), depth=48, seed=0, nudge=1e-2, gain_nudge
     Signs flipped by a ``nudge`` of one input (1% of a standard deviation); sensitivities ("gain_*") of a
     ``gain_nudge`` small enough not to saturate (an infinitesimal change's, the Jacobian's), with the
     same weights. Three MLPs: plain, residual with LayerNorm, residual without ("residual_noln")."""
-    rounds = np.asarray(list(rounds))
+    if isinstance(rounds, (str, bytes)) or not hasattr(rounds, "__iter__"):
+        raise ValueError(f"rounds must be a list of round counts (whole numbers in [1, 64]); "
+                         f"got {_check.short(rounds)}")
+    rounds = np.asarray([_check.whole("rounds", r, 1, 64) for r in list(rounds)[:65]])
+    if not 1 <= rounds.size <= 64:
+        raise ValueError(f"rounds must hold 1 to 64 round counts; got {_check.short(rounds)}")
     out = {"rounds": rounds, "cipher": np.array([revnet.toy_avalanche(int(r), seed=seed) for r in rounds]),
            "sha": revnet.sha256_avalanche(seed=seed), "layers": np.arange(1, depth + 1)}
     for name, kw in (("plain", {}), ("residual", {"residual": True}),
@@ -143,7 +149,11 @@ def draw_avalanche(axes, data):
     """Left: the share of output bits (signs, for the MLPs) that one small input change flips, against rounds
     or layers. Right: the MLPs' sensitivity (relative change out over relative change in, for an
     infinitesimal change), log scale."""
-    left, right = axes
+    if not (isinstance(axes, (list, tuple, np.ndarray)) and len(axes) == 2):
+        raise ValueError(f"axes must be two matplotlib Axes (left, right); got {_check.short(axes)}")
+    left, right = (_check.axes(a, "axes") for a in axes)
+    _check.mapping("data", data, ("sha", "rounds", "cipher", "layers", "plain", "residual", "gain_plain",
+                                  "gain_residual"))
     art = {
         "sha": left.axhline(data["sha"].mean(), color=COLORS["sha"], ls="--", lw=1.2,
                             label="SHA-256 (64 rounds)"),
@@ -232,6 +242,7 @@ def memory_timeline(n_layers, d_model, n_heads, micro_batch, len_ctx, saved_act_
 def draw_timeline(ax, n_layers, d_model, n_heads, micro_batch, len_ctx, saved_act_bytes, scores="flash",
                   dropout="off", hbm_bytes=None):
     """The three timelines on one axes (GB against time in forward-layer passes), with the HBM line."""
+    _check.axes(ax)
     art = {}
     for kind in KINDS:
         t, b = memory_timeline(n_layers, d_model, n_heads, micro_batch, len_ctx, saved_act_bytes, kind, scores,
@@ -262,13 +273,20 @@ def hbm_label(hbm_bytes, chip="H100"):
     >>> hbm_label(80 * 2**30)
     'H100 HBM (80.0 GiB = 85.9 GB)'
     """
+    hbm_bytes = _check.check_value("hbm_bytes", hbm_bytes)
+    if np.ndim(hbm_bytes) or not isinstance(chip, str):
+        raise ValueError(f"hbm_bytes must be one number and chip a name; got {_check.short(hbm_bytes)}, "
+                         f"{_check.short(chip)}")
     return f"{chip} HBM ({hbm_bytes / GIB:,.1f} GiB = {_gb(hbm_bytes / GB)} GB)"
 
 
 def log_limits(values):
     """The live figure's log y range: the ladder's step at or below 1/1.1 of the least positive value, and at or
     above 1.1 times the largest."""
-    lo, hi = min(values) / 1.1, max(values) * 1.1
+    v = _check.check_value("values", values)
+    if np.ndim(v) != 1 or not len(v):
+        raise ValueError(f"values must be a non-empty list of numbers > 0; got {_check.short(values)}")
+    lo, hi = v.min() / 1.1, v.max() * 1.1
     k_lo, k_hi = np.floor(np.log10(lo)), np.floor(np.log10(hi))
     below = max(m * 10.0**k_lo for m in LADDER if m * 10.0**k_lo <= lo * (1 + 1e-12))
     above = min(m * 10.0**k_hi for m in LADDER + (10,) if m * 10.0**k_hi >= hi * (1 - 1e-12))
@@ -283,8 +301,14 @@ class TimelineFigure(LiveFigure):
 
     def __init__(self, n_layers, d_model, n_heads, micro_batch, len_ctx, saved_act_bytes, *, scores="flash",
                  dropout="off", hbm_bytes=80e9, chip="H100", figsize=(7.0, 3.6), dpi=100):
-        self.fig = Figure(figsize=figsize, dpi=dpi)
-        FigureCanvasAgg(self.fig)
+        hbm_label(hbm_bytes, chip)  # checks them
+        for name, value in (("n_layers", n_layers), ("d_model", d_model), ("n_heads", n_heads),
+                            ("micro_batch", micro_batch), ("len_ctx", len_ctx), ("saved_act_bytes", saved_act_bytes)):
+            if np.ndim(_check.check_value(name, value)):
+                raise ValueError(f"TimelineFigure: {name} must be one number, not an array")
+        for kind in KINDS:  # the shape and the variants, checked before anything is drawn
+            memory_timeline(n_layers, d_model, n_heads, micro_batch, len_ctx, saved_act_bytes, kind, scores, dropout)
+        self.fig = new_figure(figsize, dpi)
         ax = self.fig.subplots()
         self.axes = (ax,)
         self.fig.subplots_adjust(left=0.1, right=0.98, bottom=0.3, top=0.9)
@@ -307,11 +331,16 @@ class TimelineFigure(LiveFigure):
         unknown = set(shape) - set(self.shape)
         if unknown:
             raise ValueError(f"update() takes {', '.join(self.shape)}; got {sorted(unknown)}")
+        for name, value in shape.items():
+            if np.ndim(_check.check_value(name, value)):
+                raise ValueError(f"TimelineFigure.update: {name} must be one number, not an array")
+        timelines = {kind: memory_timeline(**(self.shape | shape), kind=kind, scores=self.scores,
+                                           dropout=self.dropout) for kind in KINDS}  # checked before kept
         self.shape |= shape
         peaks, least = {}, [self.hbm_bytes / GB]
         span = None
         for kind in KINDS:
-            t, b = memory_timeline(**self.shape, kind=kind, scores=self.scores, dropout=self.dropout)
+            t, b = timelines[kind]
             span = span or t[-1]  # the stored step's length, 3 L
             self.lines[kind].set_data(t / span, b / GB)
             peaks[kind] = b.max() / GB
@@ -345,8 +374,10 @@ class AvalancheFigure(LiveFigure):
     """
 
     def __init__(self, weight_scale=3.0, depth=48, *, seed=0, figsize=(7.0, 3.6), dpi=100):
-        self.fig = Figure(figsize=figsize, dpi=dpi)
-        FigureCanvasAgg(self.fig)
+        if weight_scale is None or depth is None:
+            raise ValueError(f"weight_scale and depth must be given; got {weight_scale!r}, {depth!r}")
+        seed = _check.whole("seed", seed, 0, 2**31)
+        self.fig = new_figure(figsize, dpi)
         left, right = self.axes = tuple(self.fig.subplots(1, 2))
         self.fig.subplots_adjust(left=0.09, right=0.98, bottom=0.3, top=0.88, wspace=0.3)
         self.seed, self.state = seed, {}
@@ -369,9 +400,13 @@ class AvalancheFigure(LiveFigure):
         """Redraw with ``weight_scale`` (sigma_w, in [0.05, 10]) and/or ``depth`` (1 to 128 layers) changed; returns
         the plain MLP's share of signs flipped at the last layer."""
         if weight_scale is not None:
-            self.state["weight_scale"] = float(_check.in_range("weight_scale", weight_scale, 0.05, 10))
+            weight_scale = float(_check.in_range("weight_scale", weight_scale, 0.05, 10))
         if depth is not None:
-            self.state["depth"] = int(_check.in_range("depth", depth, 1, MAX_DEPTH))
+            depth = _check.whole("depth", depth, 1, MAX_DEPTH)
+        if weight_scale is not None:
+            self.state["weight_scale"] = weight_scale
+        if depth is not None:
+            self.state["depth"] = depth
         sw, depth = self.state["weight_scale"], self.state["depth"]
         layers = np.arange(1, depth + 1)
         for name, kw in (("plain", {}), ("residual", {"residual": True})):

@@ -3,12 +3,10 @@ decode), the chat timeline, and the drain times of the memory tiers."""
 
 import numpy as np
 import sympy as sp
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from .. import _check, decode, serving, symbols
-from .live import LiveFigure, count
+from .live import LiveFigure, count, new_figure
 
 COLORS = {"compute": "tab:blue", "memory": "tab:orange", "total": "black", "price": "tab:red",
           "wall": "0.85"}
@@ -18,12 +16,31 @@ PASS_LENGTHS = (1, 1e5, 200)
 """The right panel's pass lengths in tokens, from and to, in this many geometric steps (``numpy.geomspace``)."""
 
 
+_GIVEN = ("batch", "len_ctx", "pass_len")
+
+
+def _values(values, *eqs, extra=()):
+    """``values`` after checking it holds every keyword ``eqs`` take but the batch, context and pass length."""
+    keys = dict.fromkeys([a for eq in eqs for a in eq.args if a not in _GIVEN] + list(extra))
+    return _check.mapping("values", values, tuple(keys))
+
+
+def _grid(name, values, domain="positive"):
+    """A figure's x values: a 1-D array of at least two numbers, at most 100,000."""
+    x = _check.check_value(name, values, domain)
+    if np.ndim(x) != 1 or not 2 <= len(x) <= 100_000:
+        raise ValueError(f"{name} must be a 1-D array of 2 to 100,000 values; got {_check.short(values)}")
+    return x
+
+
 def per_token(values, batch, len_ctx, pass_len=1):
     """Compute and memory time per token of a pass, and the cost per token (USD), from the library.
 
     ``values`` holds every keyword of :mod:`roofline.serving`'s pass equations but the batch, context and
     pass length (a deployment's ``values``); returns a dict of ``compute``, ``memory`` (s) and ``cost``.
     """
+    _values(values, serving.pass_compute_time_s, serving.pass_memory_time_s, serving.pass_cost_per_token_usd)
+    batch, pass_len = _check.check_value("batch", batch), _check.check_value("pass_len", pass_len)
     v = dict(values, batch=batch, len_ctx=len_ctx, pass_len=pass_len)
     take = lambda eq: eq(**{a: v[a] for a in eq.args})  # noqa: E731
     tokens = batch * np.asarray(pass_len, float)
@@ -41,6 +58,11 @@ def lecture_start(values, n_active, step_tokens, len_ctx, memory_over_compute, t
 
     Returns ``(values, decode_batch)``; the notebook and the published page's figure both start here.
     """
+    _values(values, serving.pass_compute_time_s, serving.pass_memory_time_s)
+    for name, x in (("n_active", n_active), ("memory_over_compute", memory_over_compute),
+                    ("total_per_active", total_per_active), ("len_ctx", len_ctx)):
+        if np.ndim(_check.check_value(name, x, "nonnegative" if name == "len_ctx" else "positive")):
+            raise ValueError(f"lecture_start: {name} must be one number; got {_check.short(x)}")
     k_step = serving.kv_bytes_at_crossover(n_active=n_active, mem_bw=values["mem_bw"], flops=values["flops"],
                                            len_ctx=step_tokens)
     out = dict(values, n_active=n_active, n_total=total_per_active * n_active, kv_bytes=k_step)
@@ -54,11 +76,14 @@ def lecture_start(values, n_active, step_tokens, len_ctx, memory_over_compute, t
 def two_tier_price(values, batch, step_tokens, premium, len_ctx):
     """A price list with one step: the cost per output token at the step, and ``1 + premium`` times it above."""
     at_step = per_token(values, batch, step_tokens)["cost"]
+    premium = _check.check_value("premium", premium, "nonnegative")
     return np.where(np.asarray(len_ctx) <= step_tokens, at_step, at_step * (1 + premium))
 
 
 def context_wall(values, batch):
     """The longest context whose KV cache for ``batch`` sequences fits beside the weights (tokens)."""
+    _values(values, decode.max_batch_n)
+    batch = _check.check_value("batch", batch)
     v = {a: values[a] for a in decode.max_batch_n.args if a != "len_ctx"}
     # max_batch_n is G M_free / (L k): the context at which it equals the batch
     return float(decode.max_batch_n(len_ctx=1.0, **v) / batch)
@@ -66,7 +91,9 @@ def context_wall(values, batch):
 
 def draw_cost_vs_context(ax, values, batch, step_tokens, premium, contexts=None):
     """Cost per output token (decode) against context, with a two-tier price drawn above it (01:34:03)."""
-    contexts = np.linspace(*CONTEXTS) if contexts is None else np.asarray(contexts, float)
+    _check.axes(ax)
+    contexts = np.linspace(*CONTEXTS) if contexts is None else _grid("contexts", contexts, "nonnegative")
+    _values(values, serving.pass_compute_time_s, extra=("n_chips", "price"))
     y = per_token(values, batch, contexts)
     usd = values["n_chips"] * values["price"] / 3600  # the replica's chips, per second
     lines = {
@@ -87,7 +114,9 @@ def draw_cost_vs_context(ax, values, batch, step_tokens, premium, contexts=None)
 
 def draw_cost_vs_pass_len(ax, values, batch, len_ctx, lengths=None):
     """Cost per token against pass length: compute flat, memory falling as 1/l (01:45:30)."""
-    lengths = np.geomspace(*PASS_LENGTHS) if lengths is None else np.asarray(lengths, float)
+    _check.axes(ax)
+    lengths = np.geomspace(*PASS_LENGTHS) if lengths is None else _grid("lengths", lengths)
+    _values(values, serving.pass_compute_time_s, extra=("n_chips", "price"))
     y = per_token(values, batch, len_ctx, lengths)
     usd = values["n_chips"] * values["price"] / 3600
     lines = {
@@ -103,6 +132,7 @@ def draw_cost_vs_pass_len(ax, values, batch, len_ctx, lengths=None):
 
 def draw_chat_timeline(ax):
     """A chat session (01:42:28): prefill the user's turn, decode the answer, prefill the next input."""
+    _check.axes(ax)
     parts = [("prefill\n(user turn)", 3, "tab:blue"), ("decode\n(the answer)", 5, "tab:orange"),
              ("prefill\n(tool result)", 2, "tab:blue"), ("decode", 4, "tab:orange")]
     x = 0
@@ -118,6 +148,21 @@ def draw_chat_timeline(ax):
 
 def draw_drain_times(ax, tiers, marks=()):
     """Drain time (capacity / bandwidth) of each memory device, log scale, with the cache durations marked."""
+    _check.axes(ax)
+    from ..hardware import MemoryTier
+
+    if isinstance(tiers, (str, bytes, dict)) or not hasattr(tiers, "__iter__"):
+        raise ValueError(f"tiers must be a list of (name, MemoryTier) pairs; got {_check.short(tiers)}")
+    tiers = list(tiers)
+    if not 1 <= len(tiers) <= 64 or not all(isinstance(t, tuple) and len(t) == 2 and isinstance(t[1], MemoryTier)
+                                            for t in tiers):
+        raise ValueError(f"tiers must be 1 to 64 (name, MemoryTier) pairs; got {_check.short(tiers)}")
+    if isinstance(marks, (str, bytes)) or not hasattr(marks, "__iter__"):
+        raise ValueError(f"marks must be a list of (seconds, label) pairs; got {_check.short(marks)}")
+    marks = list(marks)
+    if len(marks) > 64 or not all(isinstance(m, tuple) and len(m) == 2 and np.ndim(_check.check_value(
+            "marks", m[0])) == 0 and isinstance(m[1], str) for m in marks):
+        raise ValueError(f"marks must be at most 64 (seconds, label) pairs; got {_check.short(marks)}")
     names = [name for name, _ in tiers]
     times = [serving.drain_time_s(tier_bytes=t.bytes, tier_bw=t.bandwidth) for _, t in tiers]
     ax.barh(range(len(tiers)), times, color="tab:blue", alpha=0.7)
@@ -134,6 +179,10 @@ def draw_drain_times(ax, tiers, marks=()):
 def draw_hold_retrieve(ax, share):
     """The lecture's timeline (02:02:36): a token held for a while, then read back; the two costs balance when the
     read takes ``share`` of the hold, the share of the device's capacity the token occupies."""
+    _check.axes(ax)
+    share = _check.check_value("share", share)
+    if np.ndim(share) or share > 100:
+        raise ValueError(f"share must be one number in (0, 100]; got {_check.short(share)}")
     ax.add_patch(Rectangle((0, 0), 1, 1, facecolor="tab:blue", alpha=0.35, edgecolor="black"))
     ax.add_patch(Rectangle((1, 0), share, 1, facecolor="tab:orange", alpha=0.6, edgecolor="black"))
     ax.text(0.5, 0.5, "hold: the token fills a share of the capacity", ha="center", va="center", fontsize=10)
@@ -150,8 +199,17 @@ class ServingFigure(LiveFigure):
 
     def __init__(self, values, batch, len_ctx, step_tokens=200e3, premium=0.5, decode_batch=None, *,
                  figsize=(7.0, 3.8), dpi=100):
-        self.fig = Figure(figsize=figsize, dpi=dpi)
-        FigureCanvasAgg(self.fig)
+        _values(values, serving.pass_compute_time_s, decode.balance_context_tokens, extra=("n_chips", "price"))
+        batch, len_ctx = _check.check_value("batch", batch), _check.check_value("len_ctx", len_ctx)
+        if decode_batch is not None:
+            decode_batch = _check.check_value("decode_batch", decode_batch)
+        step_tokens = _check.check_value("step_tokens", step_tokens)
+        premium = _check.check_value("premium", premium, "nonnegative")
+        for name, x in (("batch", batch), ("len_ctx", len_ctx), ("decode_batch", decode_batch),
+                        ("step_tokens", step_tokens), ("premium", premium)):
+            if np.ndim(x):
+                raise ValueError(f"ServingFigure: {name} must be one number, not an array")
+        self.fig = new_figure(figsize, dpi)
         self.axes = tuple(self.fig.subplots(1, 2))
         self.fig.subplots_adjust(left=0.1, right=0.98, bottom=0.33, top=0.88, wspace=0.35)
         self.values, self.batch, self.len_ctx = dict(values), batch, len_ctx
@@ -168,6 +226,11 @@ class ServingFigure(LiveFigure):
 
     def update(self, values=None, batch=None, len_ctx=None, decode_batch=None):
         """Redraw with any input changed; returns decode's memory time over compute time at the context."""
+        if values is not None:
+            _values(values, serving.pass_compute_time_s, decode.balance_context_tokens, extra=("n_chips", "price"))
+        for name, value in (("batch", batch), ("len_ctx", len_ctx), ("decode_batch", decode_batch)):
+            if value is not None and np.ndim(_check.check_value(name, value)):
+                raise ValueError(f"ServingFigure.update: {name} must be one number, not an array")
         if values is not None:
             self.values = dict(values)
         for name, value in (("batch", batch), ("len_ctx", len_ctx), ("decode_batch", decode_batch)):
@@ -233,6 +296,12 @@ def slider_stops(low, high, keep=(), gap=1.3):
     (100.0, 200.0, 500.0, 800.0)
     """
     lo, hi = _check.check_value("low", low), _check.check_value("high", high)
+    gap = _check.check_value("gap", gap)
+    if np.ndim(lo) or np.ndim(hi) or np.ndim(gap) or gap <= 1:
+        raise ValueError(f"slider_stops: low, high and gap must be single numbers, gap > 1; got low={low!r}, "
+                         f"high={high!r}, gap={gap!r}")
+    if isinstance(keep, (str, bytes)) or not hasattr(keep, "__iter__") or len(list(keep)) > 64:
+        raise ValueError(f"slider_stops: keep must be a list of at most 64 values; got {_check.short(keep)}")
     if hi <= lo:
         raise ValueError(f"slider_stops: high must exceed low; got low={low!r}, high={high!r}")
     kept = [float(_check.check_value("keep", k)) for k in keep]
@@ -250,6 +319,11 @@ def control_stops(kv_start, decode_batch_start):
     starting values, and DeepSeek-V3's MLA cache at one byte per value (exercise 6.6) on the KV slider."""
     from .. import models
 
+    for name, x, low, high in (("kv_start", kv_start, 100, 1e6), ("decode_batch_start", decode_batch_start, 1, 1e5)):
+        x = _check.check_value(name, x)
+        if np.ndim(x) or not low <= x <= high:
+            raise ValueError(f"control_stops: {name} must be one number in [{low:g}, {high:g}] (its slider's range); "
+                             f"got {_check.short(x)}")
     v3_fp8 = float(models.get("DeepSeek-V3").kv_bytes_per_token(1))
     return {"n_active": slider_stops(1e10, 1e12), "kv": slider_stops(100, 1e6, keep=(kv_start, v3_fp8)),
             "batch": slider_stops(10, 1e5, keep=(16384,)),

@@ -2,11 +2,9 @@
 and the over-training factor against traffic, with the lecture's heuristic beside the exact optimum."""
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
 from .. import _check, training
-from .live import LiveFigure, count
+from .live import LiveFigure, count, new_figure
 
 DAY = 86_400
 MONTH = 30 * DAY  # the lecture's "two months" is 60 days (2.6e15 = 500M x 60 x 86,400)
@@ -22,9 +20,21 @@ TRAFFIC = (1e6, 1e10, 81)
 """The right panel's traffic per model in tokens/s, from and to, in this many geometric steps."""
 
 
+def _grid(name, values):
+    """A figure's x values: a 1-D array of 1 to 100,000 numbers > 0."""
+    x = _check.check_value(name, values)
+    if np.ndim(x) != 1 or not 1 <= len(x) <= 100_000:
+        raise ValueError(f"{name} must be a 1-D array of 1 to 100,000 values; got {_check.short(values)}")
+    return x
+
+
 def draw_cost_sum(ax, a=1.0, b=1.0, x=None):
     """The lecture's sketch (01:21:10): ``a/x`` falling, ``b x`` rising, their sum least where they are equal."""
-    x = np.geomspace(0.1, 10, 200) * np.sqrt(a / b) if x is None else np.asarray(x, float)
+    _check.axes(ax)
+    a, b = _check.check_value("a", a), _check.check_value("b", b)
+    if np.ndim(a) or np.ndim(b):
+        raise ValueError(f"a and b must be single numbers; got {_check.short(a)}, {_check.short(b)}")
+    x = np.geomspace(0.1, 10, 200) * np.sqrt(a / b) if x is None else _grid("x", x)
     ax.plot(x, a / x, color=COLORS["pre"], label="cost A = a/x (falling)")
     ax.plot(x, b * x, color=COLORS["usage"], label="cost B = b x (rising)")
     ax.plot(x, a / x + b * x, color=COLORS["total"], lw=2, label="A + B")
@@ -39,6 +49,8 @@ def costs_along_loss(n_active, tokens_inf, decode_mfu, law_name="epoch", tokens=
     """Pre-training, serving and total cost of every ``(N(D), D)`` that reaches the heuristic model's loss."""
     cmp = training.compare(n_active, tokens_inf, decode_mfu, law_name)
     c = training.law(law_name)
+    if tokens is not None:
+        tokens = _grid("tokens", tokens)
     if tokens is None:  # from just above the least data that can reach the loss to 100x the heuristic's
         least = (c.loss_b / (cmp.loss - c.loss_floor)) ** (1 / c.beta_d)
         above, beyond, steps = TOKENS_SPAN
@@ -52,6 +64,7 @@ def costs_along_loss(n_active, tokens_inf, decode_mfu, law_name="epoch", tokens=
 
 def draw_costs_vs_tokens(ax, n_active, tokens_inf, decode_mfu, law_name="epoch"):
     """Costs of one quality against pre-training tokens; the equal-cost point and the minimum marked."""
+    _check.axes(ax)
     y = costs_along_loss(n_active, tokens_inf, decode_mfu, law_name)
     cmp = y["comparison"]
     lines = {
@@ -73,7 +86,7 @@ def draw_costs_vs_tokens(ax, n_active, tokens_inf, decode_mfu, law_name="epoch")
 
 def overtraining_vs_traffic(n_active, deploy_s, decode_mfu, law_name="epoch", traffic=None):
     """Over-training factors against traffic: the heuristic's (against the law and the rule of 20) and the optimum's."""
-    traffic = np.geomspace(*TRAFFIC) if traffic is None else np.asarray(traffic, float)
+    traffic = np.geomspace(*TRAFFIC) if traffic is None else _grid("traffic", traffic)
     d_inf = training.tokens_served(traffic=traffic, deploy_s=deploy_s)
     cmp = training.compare(n_active, d_inf, decode_mfu, law_name)
     rule = training.overtraining_factor(tokens_pre=cmp.heuristic.tokens_pre, n_active=n_active,
@@ -84,6 +97,7 @@ def overtraining_vs_traffic(n_active, deploy_s, decode_mfu, law_name="epoch", tr
 
 def draw_overtraining_vs_traffic(ax, n_active, deploy_s, decode_mfu, law_name="epoch"):
     """Over-training factor against traffic per model, heuristic and exact; 1 is Chinchilla-optimal."""
+    _check.axes(ax)
     y = overtraining_vs_traffic(n_active, deploy_s, decode_mfu, law_name)
     lines = {
         "heuristic": ax.plot(y["traffic"], y["heuristic"], color=COLORS["equal"], label="equal costs, vs the law")[0],
@@ -104,8 +118,12 @@ class TrainingFigure(LiveFigure):
 
     def __init__(self, n_active=100e9, traffic=50e6, months=2, rl_flops=3, decode_mfu=1 / 3, law_name="epoch", *,
                  figsize=(7.0, 3.8), dpi=100):
-        self.fig = Figure(figsize=figsize, dpi=dpi)
-        FigureCanvasAgg(self.fig)
+        for name, value in (("n_active", n_active), ("traffic", traffic), ("months", months),
+                            ("rl_flops", rl_flops), ("decode_mfu", decode_mfu)):
+            if np.ndim(_check.check_value(name, value)):
+                raise ValueError(f"TrainingFigure: {name} must be one number, not an array")
+        training.law(law_name)  # ValueError naming the choices
+        self.fig = new_figure(figsize, dpi)
         self.axes = tuple(self.fig.subplots(1, 2))
         self.fig.subplots_adjust(left=0.1, right=0.98, bottom=0.36, top=0.86, wspace=0.38)
         self.n_active, self.traffic, self.months = n_active, traffic, months
@@ -125,9 +143,21 @@ class TrainingFigure(LiveFigure):
 
     def update(self, n_active=None, traffic=None, months=None, rl_flops=None, decode_mfu=None, law_name=None):
         """Redraw with any input changed; returns the :class:`~roofline.training.Comparison` at the traffic."""
+        names = ("n_active", "traffic", "months", "rl_flops", "decode_mfu", "law_name")
+        kept = {name: getattr(self, name) for name in names}
+        try:
+            return self._update(n_active, traffic, months, rl_flops, decode_mfu, law_name)
+        except Exception:  # a refused input leaves the figure as it was
+            for name, value in kept.items():
+                setattr(self, name, value)
+            raise
+
+    def _update(self, n_active, traffic, months, rl_flops, decode_mfu, law_name):
         for name, value in (("n_active", n_active), ("traffic", traffic), ("months", months),
                             ("rl_flops", rl_flops), ("decode_mfu", decode_mfu)):
             if value is not None:
+                if np.ndim(_check.check_value(name, value)):
+                    raise ValueError(f"TrainingFigure.update: {name} must be one number, not an array")
                 setattr(self, name, _check.check_value(name, value))
         if law_name is not None:
             training.law(law_name)  # ValueError naming the choices
