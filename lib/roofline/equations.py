@@ -111,6 +111,7 @@ class Equation:
         self.args = tuple(symbols.by_symbol(s).keyword for s in syms)
         self._domains = tuple(symbols.by_symbol(s).domain for s in syms)
         self.fast = sp.lambdify(syms, self.expr, "numpy", cse=True)  # unchecked, for benchmarks
+        self._piecewise = self.expr.has(sp.Piecewise)
         self._requires = []
         for relation, message in self.requires:
             names = tuple(symbols.by_symbol(x).keyword for x in symbols.order(relation.free_symbols))
@@ -148,7 +149,11 @@ class Equation:
             # overflow is an error even where inf is a documented answer (that inf comes from a branch or a
             # division by zero, never from an overflowing product)
             with np.errstate(over="raise", divide="ignore", invalid="ignore", under="ignore"):
-                out = self.fast(*(np.float64(v) if np.ndim(v) == 0 else v for v in values))
+                if shapes and self._piecewise:  # numpy's logical_and.reduce needs every condition full-shaped
+                    common = np.broadcast_shapes(*shapes.values())
+                    out = self.fast(*(np.broadcast_to(v, common) for v in values))
+                else:
+                    out = self.fast(*(np.float64(v) if np.ndim(v) == 0 else v for v in values))
         except FloatingPointError:
             raise self._overflow(kwargs) from None
         out = np.asarray(out, dtype=float)

@@ -584,6 +584,10 @@ class Plot:
 
 def curves(key, chapter, controls, plot, data, caption=""):
     """A :class:`Live` drawn from ``plot`` alone: its equations are those the plot names."""
+    _check.instance("plot", plot, Plot, "a Plot")
+    controls = _values("controls", controls)
+    if not all(isinstance(c, Control) for c in controls):
+        raise ValueError(f"controls must be Controls (see select, int_slider, ...); got {_check.short(controls)}")
     known = {c.name for c in controls}
     missing = [c for c in list(plot.keywords.values()) + [c for c in plot.deployment if c] if c not in known]
     if missing:

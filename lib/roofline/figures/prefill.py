@@ -16,12 +16,10 @@ updates them in place for a widget.
 """
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
 from .. import _check, prefill, speculation
 from ..deployment import Deployment
-from .live import LiveFigure, count
+from .live import LiveFigure, count, new_figure
 
 COLORS = {"weights": "tab:red", "attention": "tab:purple", "memory": "tab:blue", "total": "black",
           "plain": "tab:blue", "spec": "tab:green", "wall": "0.88"}
@@ -90,6 +88,7 @@ def speed_terms(deployment, batches, len_ctx, accept_rate, pass_len):
 def draw_ttft(ax, deployment, prompts=None):
     """Draw the time to first token against prompt length (log-log): the weights' FLOPs, attention's, the memory
     floor and, bold, the total; prompts beyond the context or the memory are shaded. Returns the artists."""
+    _check.axes(ax)
     prompts = np.geomspace(*PROMPTS) if prompts is None else _check.check_value("prompts", prompts)
     t = ttft_terms(deployment, prompts)
     art = {
@@ -108,6 +107,7 @@ def draw_ttft(ax, deployment, prompts=None):
 def draw_speed(ax, deployment, len_ctx, accept_rate, pass_len, batches=None):
     """Draw each user's tokens a second against batch, plain and with speculation; the batches whose caches
     do not fit are shaded. Returns the artists."""
+    _check.axes(ax)
     batches = np.geomspace(*BATCHES) if batches is None else _check.check_value("batches", batches)
     s = speed_terms(deployment, batches, len_ctx, accept_rate, pass_len)
     art = {
@@ -123,8 +123,16 @@ def draw_speed(ax, deployment, len_ctx, accept_rate, pass_len, batches=None):
 def draw_speedup(ax, deployment, len_ctx, cases, batches=None):
     """Draw a user's speed-up from speculation against batch, one line per ``(accept_rate, pass_len)`` in
     ``cases``, with the break-even at 1 and the memory wall shaded. Returns the lines."""
+    _check.axes(ax)
     d = _deployment(deployment)
     batches = np.geomspace(*BATCHES) if batches is None else _check.check_value("batches", batches)
+    if np.ndim(batches) != 1 or len(batches) < 2:
+        raise ValueError(f"batches must be a 1-D array of at least 2 batch sizes; got {_check.short(batches)}")
+    if isinstance(cases, (str, bytes)) or not hasattr(cases, "__iter__"):
+        raise ValueError(f"cases must be a list of (accept_rate, pass_len) pairs; got {_check.short(cases)}")
+    cases = list(cases)
+    if not 1 <= len(cases) <= 16 or not all(isinstance(c, (tuple, list)) and len(c) == 2 for c in cases):
+        raise ValueError(f"cases must be 1 to 16 (accept_rate, pass_len) pairs; got {_check.short(cases)}")
     lines = []
     for alpha, ell in cases:
         y = d.evaluate(speculation.spec_speedup, batch=batches, len_ctx=len_ctx, accept_rate=alpha, pass_len=ell)
@@ -155,8 +163,7 @@ class PrefillFigure(LiveFigure):
 
     def __init__(self, deployment, prompt_tokens=8192, batch=64, len_ctx=4096, accept_rate=0.875, pass_len=2, *,
                  figsize=(7.2, 4.1), dpi=100):
-        self.fig = Figure(figsize=figsize, dpi=dpi)
-        FigureCanvasAgg(self.fig)
+        self.fig = new_figure(figsize, dpi)
         self.axes = tuple(self.fig.subplots(1, 2))
         self.fig.subplots_adjust(left=0.1, right=0.98, bottom=0.37, top=0.97, wspace=0.33)
         self.deployment = _deployment(deployment)
