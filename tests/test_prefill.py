@@ -433,6 +433,9 @@ def test_every_run_loads_with_its_source():
 def test_runs_give_their_published_numbers():
     assert prefill_runs.reported("SGLang H100 prefill 4K") == 50_302
     assert prefill_runs.reported("DeepSeek profile prefill per node") == 62_713
+    for b, x in ((1, 1.8), (32, 1.5)):  # SGLang's docs: H200 TP8, drafts unstated
+        r = prefill_runs.RUNS.get(f"SGLang MTP H200 TP8 batch {b}")
+        assert (r.value, r.gpus * r.batch_per_gpu, r.pass_len) == (x, b, None)
     module = prefill_runs.RUNS.get("DeepSeek-V3 MTP module parameters")
     assert (module.value, module.pass_len) == (14e9, 2)  # MTP depth 1: two tokens verified a pass
     d = prefill_runs.RUNS.get("SGLang MTP H200 small 3-token").deployment()
