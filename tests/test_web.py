@@ -227,7 +227,7 @@ def test_controls_refuse_a_value_off_their_range():
         web.select("chip", "hardware", ("H100",), "GB200")
     with pytest.raises(ValueError, match="not on its grid"):
         web.Control("stages", "stages P", "range", 13, grid=tuple(range(1, 13)))
-    with pytest.raises(ValueError, match="no live figure"):
+    with pytest.raises(ValueError, match="key must name a live figure"):
         web.placeholder("nonsense")
     with pytest.raises(ValueError, match="must rise"):
         web.selection_slider("d_model", "width D", (2048, 1024), 1024)

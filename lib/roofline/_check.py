@@ -122,6 +122,8 @@ def in_range(name, value, low, high):
     0.5
     """
     x = check_value(name, value) if low > 0 else _finite(name, value)
+    if np.ndim(x):
+        raise ValueError(f"{name} must be one number in [{low}, {high}], not an array; got {short(value)}")
     if not (low <= x <= high):
         raise ValueError(f"{name} must lie in [{low}, {high}]; got {value!r}")
     return x
@@ -171,6 +173,22 @@ def choice(kind, name, options, aliases=None):
         hint = " did you mean " + (" or ".join(quoted) if len(quoted) <= 2 else ", ".join(quoted[:-1]) + " or " + quoted[-1]) + "?"
     accepted = ", ".join(repr(n) for n in options)
     raise ValueError(f"unknown {kind} {name!r};{hint} Accepted: {accepted}")
+
+
+def scalar(name, value, domain="positive", where=""):
+    """One number checked against ``domain`` (:func:`check_value`), never an array.
+
+    >>> scalar("len_ctx", [1, 2], "nonnegative")
+    Traceback (most recent call last):
+    ...
+    ValueError: len_ctx must be one finite number >= 0, not an array; got [1, 2]
+    """
+    x = check_value(name, value, domain, where)
+    if np.ndim(x):
+        prefix = f"{where}: " if where else ""
+        raise ValueError(f"{prefix}{name} must be one {_WHAT[domain].removeprefix('a ')}, not an array; "
+                         f"got {short(value)}")
+    return x
 
 
 def whole(name, value, minimum=1, maximum=MAX_EXACT_INT, where=""):

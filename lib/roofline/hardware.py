@@ -91,7 +91,7 @@ class NetworkTier:
             _check.whole("size", self.size, where="NetworkTier field")
         for name in ("bandwidth", "hop_latency_s"):
             if getattr(self, name) is not None:
-                check_value(name, getattr(self, name), where="NetworkTier field")
+                _check.scalar(name, getattr(self, name), where="NetworkTier field")
         _check.record(self)  # every other field's type
 
 
@@ -181,7 +181,7 @@ class Hardware:
     def domain_total(self, field):
         """A per-chip field times the scale-up domain size: a whole rack's or pod's ``hbm_bytes``, etc."""
         per_chip = _POSITIVE + _OPTIONAL_POSITIVE
-        if field not in per_chip or getattr(self, field) is None:
+        if not isinstance(field, str) or field not in per_chip or getattr(self, field) is None:
             raise ValueError(f"field must name a per-chip number this Hardware has, one of {', '.join(per_chip)}; "
                              f"got {_check.short(field)}")
         return getattr(self, field) * self.scaleup_domain

@@ -354,6 +354,8 @@ def rows():
 def summary(ledger=None):
     """How many claims of each chapter get each verdict: ``{chapter: {verdict: n}}``."""
     out = {}
+    if ledger is not None and (not isinstance(ledger, (list, tuple)) or not all(isinstance(r, Row) for r in ledger)):
+        raise ValueError(f"ledger must be a list of ledger Rows (see rows()) or None; got {_check.short(ledger)}")
     for r in ledger if ledger is not None else rows():
         out.setdefault(r.chapter, dict.fromkeys(VERDICTS, 0))[r.verdict] += 1
     return out

@@ -81,10 +81,10 @@ class Measurement:
 
     def __post_init__(self):
         for name in ("n_chips", "batch_per_chip", "len_ctx", "kv_bytes_per_elem", "out_tokens_per_s_per_chip"):
-            _check.check_value(name, getattr(self, name), where="Measurement field")
+            _check.scalar(name, getattr(self, name), where="Measurement field")
         for name in ("kv_bytes_per_token_published", "out_tokens_per_s_per_node"):
             if getattr(self, name) is not None:
-                _check.check_value(name, getattr(self, name), where="Measurement field")
+                _check.scalar(name, getattr(self, name), where="Measurement field")
         _check.whole("n_chips", self.n_chips, where="Measurement field")
         if self.kv_bytes_per_elem not in _KV_PRECISIONS:
             raise ValueError(f"Measurement field: kv_bytes_per_elem must be one of "
@@ -193,10 +193,10 @@ class SpeedCost:
 
     def __post_init__(self):
         for name in ("fast_tok_s_per_chip", "slow_tok_s_per_chip"):
-            _check.check_value(name, getattr(self, name), where="SpeedCost field")
+            _check.scalar(name, getattr(self, name), where="SpeedCost field")
         for name in ("fast_user_tok_s", "slow_user_tok_s"):
             if getattr(self, name) is not None:
-                _check.check_value(name, getattr(self, name), where="SpeedCost field")
+                _check.scalar(name, getattr(self, name), where="SpeedCost field")
         if self.fast_tok_s_per_chip > self.slow_tok_s_per_chip:
             raise ValueError(f"SpeedCost {self.key!r}: the fast point must not have the higher throughput "
                              f"(fast_tok_s_per_chip {self.fast_tok_s_per_chip:g} > slow_tok_s_per_chip "
@@ -270,9 +270,9 @@ class LinkMeasurement:
         _check.choice("use", self.use, {"fit": 0, "floor": 0, "shown": 0})
         for name in ("ep", "gpus_per_node", "tokens_per_gpu", "hidden", "top_k", "bytes_per_value",
                      "bandwidth_bytes_per_s", "line_rate_bytes_per_s"):
-            _check.check_value(name, getattr(self, name), where="LinkMeasurement field")
+            _check.scalar(name, getattr(self, name), where="LinkMeasurement field")
         if self.time_s is not None:
-            _check.check_value("time_s", self.time_s, where="LinkMeasurement field")
+            _check.scalar("time_s", self.time_s, where="LinkMeasurement field")
         elif self.use == "fit":
             raise ValueError(f"LinkMeasurement {self.key!r}: use 'fit' needs a published time (time_us)")
         _check.record(self)  # every other field's type
@@ -339,7 +339,7 @@ class LinkFit:
     residuals: tuple
 
     def __post_init__(self):
-        _check.check_value("beta_bytes_per_s", self.beta_bytes_per_s, where="LinkFit")
+        _check.scalar("beta_bytes_per_s", self.beta_bytes_per_s, where="LinkFit")
         _check.record(self)  # every other field's type
 
     def time_s(self, link_bytes):

@@ -59,14 +59,15 @@ class MemoryRun:
         if self.sequences_basis not in BASES:
             raise ValueError(f"MemoryRun {self.key!r}: sequences_basis must be one of {BASES}; "
                              f"got {self.sequences_basis!r}")
-        registry.precision_name(self.weight_precision)
+        with _check.naming("weight_precision"):
+            registry.precision_name(self.weight_precision)
         for name in ("nodes", "gpus_per_node", "ep", "attention_tp"):
-            _check.check_value(name, getattr(self, name), where="MemoryRun field")
+            _check.scalar(name, getattr(self, name), where="MemoryRun field")
         for name in ("routed_experts_per_gpu", "kv_bytes_per_token", "len_ctx", "sequences_per_gpu"):
             if getattr(self, name) is not None:
-                _check.check_value(name, getattr(self, name), where="MemoryRun field")
+                _check.scalar(name, getattr(self, name), where="MemoryRun field")
         if self.shared_experts_per_gpu is not None:
-            _check.check_value("shared_experts_per_gpu", self.shared_experts_per_gpu, "nonnegative",
+            _check.scalar("shared_experts_per_gpu", self.shared_experts_per_gpu, "nonnegative",
                                where="MemoryRun field")
         if self.ep > self.n_gpus:
             raise ValueError(f"MemoryRun {self.key!r}: ep = {self.ep} exceeds the {self.n_gpus} GPUs of the unit")

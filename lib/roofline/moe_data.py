@@ -199,7 +199,7 @@ class ScaleUpRack:
 
     def __post_init__(self):
         for name in ("packages", "dies_per_package", "name_count", "year"):
-            value = _check.check_value(name, getattr(self, name), where="ScaleUpRack field")
+            value = _check.scalar(name, getattr(self, name), where="ScaleUpRack field")
             if value != int(value):
                 raise ValueError(f"ScaleUpRack field {name} must be a whole number; got {value!r}")
         _check.choice("status", self.status, {"shipping": 0, "announced": 0})
@@ -249,7 +249,7 @@ class A2AAnchor:
         _check.choice("operation", self.operation, {"dispatch": 0, "combine": 0})
         _check.choice("unit", self.unit, {"us": 0, "GB/s": 0})
         for name in ("ep", "tokens_per_gpu", "value"):
-            _check.check_value(name, getattr(self, name), where="A2AAnchor field")
+            _check.scalar(name, getattr(self, name), where="A2AAnchor field")
         _check.required_text(f"A2AAnchor {self.key!r}", self, ("source", "regime"))
         _check.record(self)  # every field's type
 
@@ -298,7 +298,7 @@ class TrtA2ARow:
 
     def __post_init__(self):
         for name in ("ep", "tokens_per_gpu", "dispatch_us", "dispatch_gbs", "combine_us", "combine_gbs"):
-            _check.check_value(name, getattr(self, name), where="TrtA2ARow field")
+            _check.scalar(name, getattr(self, name), where="TrtA2ARow field")
         _check.required_text(f"TrtA2ARow {self.key!r}", self, ("source",))
         _check.record(self)  # every field's type
 

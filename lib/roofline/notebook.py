@@ -37,7 +37,7 @@ def human(value, digits=3):
     >>> human(4.44e-16, 2), human(2.7e-5, 2), human(0.0012), human(0)
     ('4.4 × 10⁻¹⁶', '2.7 × 10⁻⁵', '0.0012', '0')
     """
-    x = float(_check.check_value("value", value, "nonnegative", "human"))
+    x = float(_check.scalar("value", value, "nonnegative", "human"))
     if not (isinstance(digits, int) and 1 <= digits <= 15):
         raise ValueError(f"digits must be an int from 1 to 15; got {_check.short(digits)}")
     if x >= 1e15 or 0 < x < 1e-3:

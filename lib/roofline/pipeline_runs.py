@@ -50,7 +50,7 @@ class PipelineRun:
         _check.choice("schedule", self.schedule, {s: s for s in RUN_SCHEDULES})
         _check.choice("quantity", self.quantity, {"throughput": 0, "bubble_rate": 0})
         _check.choice("kind", self.kind, {"measured": 0, "profiled": 0})
-        _check.check_value("value", self.value, where="PipelineRun field")
+        _check.scalar("value", self.value, where="PipelineRun field")
         if not (isinstance(self.decimals, int) and 0 <= self.decimals <= 6):
             raise ValueError(f"decimals must be a whole number from 0 to 6; got {self.decimals!r}")
         if round(self.value, self.decimals) != self.value:

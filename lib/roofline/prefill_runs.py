@@ -67,10 +67,10 @@ class Run:
         where = f"Run {self.key!r}"
         _check.choice("regime", self.regime, {r: r for r in REGIMES})
         _check.choice("confidence", self.confidence, {c: c for c in ("high", "medium", "low")})
-        _check.check_value("value", self.value, "positive", where)
+        _check.scalar("value", self.value, "positive", where)
         for name in ("low", "high") + _SETUP:
             if getattr(self, name) is not None:
-                _check.check_value(name, getattr(self, name), "positive", where)
+                _check.scalar(name, getattr(self, name), "positive", where)
         if (self.low is not None and self.low > self.value) or (self.high is not None and self.high < self.value):
             raise ValueError(f"{where}: value {self.value:g} lies outside its range [{self.low}, {self.high}]")
         _check.required_text(where, self, ("quantity", "unit", "system", "model", "source", "date"))
@@ -108,4 +108,5 @@ RUNS = registry.Registry("prefill_runs.csv", _row, "prefill run")
 
 def reported(key):
     """The value of the :data:`RUNS` row called ``key``."""
-    return RUNS.get(key).value
+    with _check.naming("key"):
+        return RUNS.get(key).value

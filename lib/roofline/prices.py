@@ -252,10 +252,10 @@ class CachePolicy:
         _check.required_text(repr(self.key), self, ("medium", "quote", "source", "date", "regime"))
         for name in ("ttl_min_s", "ttl_max_s", "storage_usd_per_mtok_hour"):
             if getattr(self, name) is not None:
-                _check.check_value(name, getattr(self, name), "nonnegative", "CachePolicy")
+                _check.scalar(name, getattr(self, name), "nonnegative", "CachePolicy")
         if self.ttl_min_s is not None and self.ttl_max_s is not None and self.ttl_min_s > self.ttl_max_s:
             raise ValueError(f"{self.key!r}: ttl_min_s {self.ttl_min_s} exceeds ttl_max_s {self.ttl_max_s}")
-        _check.check_value("write_x_input", self.write_x_input, "positive", "CachePolicy")
+        _check.scalar("write_x_input", self.write_x_input, "positive", "CachePolicy")
         if not 0 < self.read_x_input < 1:
             raise ValueError(f"{self.key!r}: read_x_input must be in (0, 1), a discount on input; "
                              f"got {self.read_x_input!r}")
@@ -329,10 +329,10 @@ class ServingMeasurement:
 
     def __post_init__(self):
         _check.required_text(repr(self.key), self, ("quantity", "unit", "regime", "source", "date"))
-        _check.check_value("value", self.value, "positive", "ServingMeasurement")
+        _check.scalar("value", self.value, "positive", "ServingMeasurement")
         if self.value_hi is not None and self.value_hi < self.value:
             raise ValueError(f"{self.key!r}: value_hi {self.value_hi} is below value {self.value}")
-        _check.check_value("gpus", self.gpus, "positive", "ServingMeasurement")
+        _check.scalar("gpus", self.gpus, "positive", "ServingMeasurement")
         _check.choice("confidence", self.confidence, {v: v for v in ("high", "medium", "low")})
         _check.record(self)  # every field's type
 

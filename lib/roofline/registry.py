@@ -40,6 +40,9 @@ def precision_name(precision):
 
 def number(text, kind=float):
     """A CSV cell as ``kind``, or None where the cell is empty (a number the source does not publish)."""
+    if not isinstance(text, str) or kind not in (float, int):
+        raise ValueError(f"text must be a CSV cell (str) and kind float or int; got text={_check.short(text)}, "
+                         f"kind={_check.short(kind)}")
     return kind(float(text)) if text.strip() else None
 
 

@@ -672,8 +672,8 @@ def tanh_mean_field(weight_scale, bias_scale=0.0):
     >>> round(tanh_mean_field(3.0)[1], 4)
     1.8599
     """
-    sw = check_value("weight_scale", weight_scale)
-    sb = check_value("bias_scale", bias_scale, "nonnegative")
+    sw = _check.scalar("weight_scale", weight_scale)
+    sb = _check.scalar("bias_scale", bias_scale, "nonnegative")
     if sw > 100 or sb > 100:
         raise ValueError(f"weight_scale and bias_scale must be at most 100; got {sw:g} and {sb:g}")
     z = np.linspace(-12.0, 12.0, 24_001)  # step 1e-3
@@ -740,6 +740,7 @@ def mlp_avalanche(depth, width=64, residual=False, weight_scale=3.0, nudge=1e-2,
     growing, at about sqrt(2) times the output's norm), near ``sqrt(2) |x| / nudge``; take a small
     ``nudge`` (1e-8, say) for the relative gain of an infinitesimal change, the Jacobian's scaled by the norms.
     """
+    nudge, seed = _check.scalar("nudge", nudge), _count(seed, "seed", 0, 1 << 31)
     flipped, gain = mlp_avalanche_runs(depth, width, residual, weight_scale, (nudge,), n_inputs, (seed,),
                                        layernorm)
     return flipped[0, 0], gain[0, 0]
@@ -759,7 +760,7 @@ def mlp_avalanche_runs(depth, width=64, residual=False, weight_scale=3.0, nudges
     width = _count(width, "width", 2, 4096)
     weight_scale = check_value("weight_scale", weight_scale)
     nudges = np.array([check_value("nudge", v) for v in _sequence(nudges, "nudges")])
-    seeds = [_count(sd, "seed", 0, 1 << 31) for sd in _sequence(seeds, "seeds")]
+    seeds = [_count(sd, "seeds", 0, 1 << 31) for sd in _sequence(seeds, "seeds")]
     n_inputs = _count(n_inputs, "n_inputs", 1, 1 << 16)
     for name, flag in (("residual", residual), ("layernorm", layernorm)):
         if not isinstance(flag, (bool, np.bool_)):

@@ -146,6 +146,8 @@ def entries():
 
 def summary(rows):
     """Per regime: how many, the median ratio and the worst (farthest from 1 on a log scale)."""
+    if not isinstance(rows, (list, tuple)) or not all(isinstance(e, Entry) for e in rows):
+        raise ValueError(f"rows must be a list of scoreboard Entries (see entries()); got {_check.short(rows)}")
     groups = {}
     for e in rows:
         groups.setdefault(e.regime, []).append(e.ratio)

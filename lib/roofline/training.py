@@ -91,6 +91,9 @@ class LossLaw:
 
     def args(self, equation):
         """The constants ``equation`` takes (``compute_optimal_params`` has no ``loss_floor``)."""
+        if not isinstance(equation, equations.Equation):
+            raise ValueError(f"equation must be a roofline Equation (e.g. training.chinchilla_loss); "
+                             f"got {_short(equation)}")
         return {k: v for k, v in self.values().items() if k in equation.args}
 
 

@@ -44,10 +44,10 @@ class Report:
 
     def __post_init__(self):
         _check.choice("regime", self.regime, {r: r for r in REPORT_REGIMES})
-        check_value("value", self.value, "positive", f"Report {self.key!r}")
+        _check.scalar("value", self.value, "positive", f"Report {self.key!r}")
         for name in ("low", "high", "chips"):
             if getattr(self, name) is not None:
-                check_value(name, getattr(self, name), "positive", f"Report {self.key!r}")
+                _check.scalar(name, getattr(self, name), "positive", f"Report {self.key!r}")
         if (self.low is not None and self.low > self.value) or (self.high is not None and self.high < self.value):
             raise ValueError(f"Report {self.key!r}: value {self.value:g} lies outside its range "
                              f"[{self.low}, {self.high}]")

@@ -128,7 +128,7 @@ def roofline_eq(name):
         return EXPRESSIONS[name]
     base, _, variant = name.partition("[")
     if base not in equations.REGISTRY:
-        raise ValueError(f"{base!r} is not a registered equation; see roofline.equations.REGISTRY")
+        raise ValueError(f"name {base!r} is not a registered equation; see roofline.equations.REGISTRY")
     pairs = [o.split("=") for o in variant.rstrip("]").split(",")] if variant else []
     if any(len(p) != 2 for p in pairs):
         raise ValueError(f"name {name!r}: a variant is written [option=value,option=value]")
@@ -953,8 +953,8 @@ def bundle(lives=None):
 
 def placeholder(key):
     """The HTML a chapter puts beside its static figure, where the page draws the live one."""
-    if key not in LIVE:
-        raise ValueError(f"no live figure {key!r}; known: {', '.join(LIVE)}")
+    if not isinstance(key, str) or key not in LIVE:
+        raise ValueError(f"key must name a live figure, one of {', '.join(LIVE)}; got {_check.short(key)}")
     return f'<div class="roofline-live" data-figure="{html.escape(key)}"></div>'
 
 
@@ -987,3 +987,7 @@ def main(argv=None):
 
 if __name__ == "__main__":
     raise SystemExit(main())
+    if lives is not None:
+        _check.mapping("lives", lives, ())
+        if not all(isinstance(v, Live) for v in lives.values()):
+            raise ValueError(f"lives must map names to Live figures (like LIVE); got {_check.short(lives)}")

@@ -264,7 +264,7 @@ class DecodeFigure(LiveFigure):
         self.fig.subplots_adjust(left=0.095, right=0.975, bottom=0.42, top=0.97, wspace=0.33)
         self.axes = (ax_t, ax_c)
         self.deployment = _deployment(deployment)
-        self.len_ctx = _check.check_value("len_ctx", len_ctx)
+        self.len_ctx = _check.scalar("len_ctx", len_ctx)
         self.marker_batch = _check.check_value("marker_batch", marker_batch)
         self.refined = refined
         self.latency = draw_latency(ax_t, deployment, self.batch, len_ctx)
@@ -297,7 +297,7 @@ class DecodeFigure(LiveFigure):
         if deployment is not None:
             self.deployment = _deployment(deployment)
         if len_ctx is not None:
-            self.len_ctx = _check.check_value("len_ctx", len_ctx)
+            self.len_ctx = _check.scalar("len_ctx", len_ctx)
         if marker_batch is not None:
             self.marker_batch = _check.check_value("marker_batch", marker_batch)
         if refined is not None:

@@ -22,7 +22,9 @@ def count(x):
     >>> [count(x) for x in (0, 0.5, 1, 160, 999.7, 4096, 32768, 96e3, 1.2e6, 1e11, 2.592e14)]
     ['0', '0.5', '1', '160', '1K', '4.1K', '32.8K', '96K', '1.2M', '100B', '259T']
     """
-    x = float(x)
+    from .. import _check
+
+    x = _check.scalar("x", x, "nonnegative")
     trim = lambda t: t.rstrip("0").rstrip(".") if "." in t else t  # noqa: E731
     if not x >= 1:
         return trim(f"{x:,.3f}")

@@ -34,6 +34,8 @@ def _deployment(d):
 def memory_parts(deployment, micro_batch, len_ctx, stages=STAGES):
     """Weights, KV cache and their sum per GPU, GB, for each pipeline depth in ``stages``."""
     d = _deployment(deployment)
+    micro_batch, len_ctx = _check.scalar("micro_batch", micro_batch), _check.scalar("len_ctx", len_ctx, "nonnegative")
+    stages = _check.check_value("stages", stages, "count")
     given = dict(micro_batch=micro_batch, len_ctx=len_ctx, n_stages=np.asarray(stages, dtype=float))
     w = d.evaluate(memory.weights_per_gpu_bytes, **given) / GB
     kv = np.broadcast_to(d.evaluate(memory.kv_per_gpu_bytes, **given) / GB, np.shape(w))
@@ -64,6 +66,11 @@ def draw_floor_vs_scaleup(ax, deployment, chips=np.geomspace(1, 1024, 60), marks
     """The weight-fetch floor against the chips that read the weights at once (the scale-up domain),
     log-log; ``marks`` are (chips, label) pairs to point out (an 8-GPU box, a 72-GPU rack)."""
     _check.axes(ax)
+    if isinstance(marks, (str, bytes)) or not hasattr(marks, "__iter__"):
+        raise ValueError(f"marks must be a list of (chips, label) pairs; got {_check.short(marks)}")
+    marks = list(marks)
+    if len(marks) > 64 or not all(isinstance(m, tuple) and len(m) == 2 and isinstance(m[1], str) for m in marks):
+        raise ValueError(f"marks must be at most 64 (chips, label) pairs; got {_check.short(marks)}")
     ms = floor_vs_scaleup(deployment, chips)
     art = {"floor": ax.plot(chips, ms, color=COLORS["weights"], lw=2.5, label="weight-fetch floor")[0]}
     for g, label in marks:

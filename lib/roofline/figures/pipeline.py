@@ -174,7 +174,8 @@ class CutFigure(LiveFigure):
         top_k = self.top_k if top_k is None else top_k
         chip = self.chip if chip is None else chip
         n_chips = self.n_chips if n_chips is None else n_chips
-        h = self._hardware.get(chip)
+        with _check.naming("chip"):
+            h = self._hardware.get(chip)
         if h.scaleup_bw is None or h.scaleout_bw is None:
             raise ValueError(f"chip {h.key!r} publishes no scale-up or scale-out bandwidth; pick one that does")
         links = dict(top_k=top_k, n_chips=n_chips, scaleup_bw=h.scaleup_bw, scaleout_bw=h.scaleout_bw)

@@ -90,6 +90,8 @@ def draw_ttft(ax, deployment, prompts=None):
     floor and, bold, the total; prompts beyond the context or the memory are shaded. Returns the artists."""
     _check.axes(ax)
     prompts = np.geomspace(*PROMPTS) if prompts is None else _check.check_value("prompts", prompts)
+    if np.ndim(prompts) != 1 or len(prompts) < 2:
+        raise ValueError(f"prompts must be a 1-D array of at least 2 prompt lengths; got {_check.short(prompts)}")
     t = ttft_terms(deployment, prompts)
     art = {
         "weights": ax.plot(prompts, t["weights"], color=COLORS["weights"], lw=1, label="weights' FLOPs")[0],
@@ -109,6 +111,8 @@ def draw_speed(ax, deployment, len_ctx, accept_rate, pass_len, batches=None):
     do not fit are shaded. Returns the artists."""
     _check.axes(ax)
     batches = np.geomspace(*BATCHES) if batches is None else _check.check_value("batches", batches)
+    if np.ndim(batches) != 1 or len(batches) < 2:
+        raise ValueError(f"batches must be a 1-D array of at least 2 batch sizes; got {_check.short(batches)}")
     s = speed_terms(deployment, batches, len_ctx, accept_rate, pass_len)
     art = {
         "plain": ax.plot(batches, s["plain"], color=COLORS["plain"], lw=2, label="plain decode")[0],

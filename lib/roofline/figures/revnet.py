@@ -51,6 +51,8 @@ def draw_feistel(ax, op="+"):
     """The Feistel round (D7.1, 02:08:51): x passes through and feeds f; f(x) is added to y (``op``: the
     sign drawn, "+" or "xor"); the outputs are (x, z). Returns the axes."""
     _check.axes(ax)
+    if not isinstance(op, str) or op not in ("+", "xor"):
+        raise ValueError(f"op must be '+' or 'xor'; got {_check.short(op)}")
     _frame(ax, (-0.2, 3.4), (-1.0, 3.3))
     ax.text(0.5, 3.05, "x", ha="center", fontsize=13)
     ax.text(2.5, 3.05, "y", ha="center", fontsize=13)
@@ -130,6 +132,8 @@ def avalanche_data(rounds=range(1, 13), depth=48, seed=0, nudge=1e-2, gain_nudge
     Signs flipped by a ``nudge`` of one input (1% of a standard deviation); sensitivities ("gain_*") of a
     ``gain_nudge`` small enough not to saturate (an infinitesimal change's, the Jacobian's), with the
     same weights. Three MLPs: plain, residual with LayerNorm, residual without ("residual_noln")."""
+    depth, seed = _check.whole("depth", depth, 1, 1024), _check.whole("seed", seed, 0, 2**31)
+    nudge, gain_nudge = _check.scalar("nudge", nudge), _check.scalar("gain_nudge", gain_nudge)
     if isinstance(rounds, (str, bytes)) or not hasattr(rounds, "__iter__"):
         raise ValueError(f"rounds must be a list of round counts (whole numbers in [1, 64]); "
                          f"got {_check.short(rounds)}")
@@ -194,9 +198,12 @@ def memory_timeline(n_layers, d_model, n_heads, micro_batch, len_ctx, saved_act_
     the two streams, plus one layer rebuilt (02:12:57). The peak is
     :data:`roofline.revnet.training_activation_bytes` of ``kind`` (checked in the tests).
     """
-    if kind not in KINDS:
+    if not isinstance(kind, str) or kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {_check.short(kind)}")
-    L = _check.check_value("n_layers", n_layers)
+    for name, value in (("d_model", d_model), ("n_heads", n_heads), ("micro_batch", micro_batch),
+                        ("len_ctx", len_ctx), ("saved_act_bytes", saved_act_bytes)):
+        _check.scalar(name, value, "nonnegative" if name == "len_ctx" else "positive")
+    L = _check.scalar("n_layers", n_layers)
     if L != int(L) or L > 10_000:
         raise ValueError(f"n_layers must be a whole number of layers in [1, 10000]; got {n_layers!r}")
     L = int(L)
