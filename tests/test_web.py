@@ -222,6 +222,39 @@ def test_revnet_draws_what_the_timeline_figure_draws():
     assert data["backward"] == 2.0
 
 
+def test_prefill_offers_chapter_8s_models_and_a_fresh_prompts_values():
+    """Chapter 8's model dropdown (its notebook's names), the figure's axes, and per model what a fresh prompt's
+    pass takes (roofline.figures.prefill._prompt_values) at the panel's prompts and the prompt slider's stops."""
+    from roofline import prefill
+    from roofline.figures import prefill as fig_prefill
+    from roofline.notebook import deploy
+
+    nb = json.loads((ROOT / "notebooks" / "08_prefill_and_speculation.ipynb").read_text())
+    cell = next("".join(c["source"]) for c in nb["cells"] if "".join(c["source"]).startswith("names = ["))
+    tree = ast.parse(cell)
+    names = next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign) and n.targets[0].id == "names")
+    live = web.LIVE["prefill"]
+    assert live.control("model").options == tuple(names) == web.PREFILL_MODELS
+    assert live.control("chip").options == tuple(hardware.names())
+    data = live.data(live)
+    np.testing.assert_array_equal(data["prompts"], np.geomspace(*fig_prefill.PROMPTS))
+    np.testing.assert_array_equal(data["batch"], np.geomspace(*fig_prefill.BATCHES))
+    grids = {"panel": np.array(data["prompts"]), "control": np.array(live.control("prompt").grid)}
+    for m in names:
+        d = deploy(m, "GB200", "fp4")
+        assert data["prompt"][m]["latent_flops"] == prefill.prefill_latent_flops(d.model)
+        for name, x in grids.items():
+            got = data["prompt"][m][name]
+            np.testing.assert_array_equal(np.broadcast_to(got["attn_flops"], x.shape),
+                                          np.broadcast_to(prefill.prefill_attn_flops(d.model, x), x.shape))
+            np.testing.assert_array_equal(np.broadcast_to(got["kv_bytes"], x.shape),
+                                          np.broadcast_to(d.kv_bytes_at(x), x.shape))
+    i, j = names.index("Llama 3.1 70B"), hardware.names().index("H100")
+    k = live.control("precision").options.index("fp8")
+    assert data["prompt_wall"][i][j][k] == fig_prefill.prompt_wall(deploy("Llama 3.1 70B", "H100", "fp8"))
+    assert web.placeholder("prefill") == '<div class="roofline-live" data-figure="prefill"></div>'
+
+
 def test_controls_refuse_a_value_off_their_range():
     with pytest.raises(ValueError, match="not one of"):
         web.select("chip", "hardware", ("H100",), "GB200")

@@ -21,7 +21,8 @@ the chips an expert layer uses). A figure that is
 curves of equations against one keyword per panel is described whole by a
 :class:`Plot` (chapter 4's is) and needs no script of its own; a figure with more
 (chapter 1's balance point and memory wall, chapter 3's timelines, chapter 5's
-optimum found by bisection, chapter 6's price step, chapter 7's memory timelines) adds a ``compute`` and a
+optimum found by bisection, chapter 6's price step, chapter 7's memory timelines, chapter 8's
+fresh prompts and break-even batch) adds a ``compute`` and a
 ``draw`` function to the script's ``FIGURES``, which call the generated equations and type no formula.
 
 Adding a chapter's live figure
@@ -39,7 +40,7 @@ Adding a chapter's live figure
 >>> print(js_function(roofline_eq("pipeline.bubble_fraction")))
 function (n_stages, n_micro) { return (n_stages - 1)/(n_stages + n_micro - 1); }
 >>> sorted(LIVE)
-['decode', 'memory', 'moe', 'pipeline', 'revnet', 'serving', 'training']
+['decode', 'memory', 'moe', 'pipeline', 'prefill', 'revnet', 'serving', 'training']
 """
 
 import dataclasses
@@ -54,10 +55,10 @@ import numpy as np
 import sympy as sp
 from sympy.printing.jscode import JavascriptCodePrinter
 
-from . import (_check, equations, hardware, lecture, models, moe, moe_data, pipeline, registry, revnet, serving,
-               symbols, training)
+from . import (_check, equations, hardware, lecture, models, moe, moe_data, pipeline, prefill, registry, revnet,
+               serving, symbols, training, training_runs)
 from .figures import decode as fig_decode, memory as fig_memory, moe as fig_moe, revnet as fig_revnet
-from .figures import live as fig_live, serving as fig_serving, training as fig_training
+from .figures import live as fig_live, prefill as fig_prefill, serving as fig_serving, training as fig_training
 from .notebook import deploy
 
 GENERATED = "roofline-generated.js"
@@ -632,11 +633,12 @@ def _refined_inert(precisions):
                         "the refined terms need", every, cannot))
 
 
-def _precision_inert(precisions):
+def _precision_inert(precisions, names=None):
     """Where chapter 1's precision cannot change the figure: a chip with a rate at one of the precisions only, to
-    which every choice falls back (deploy's weight_precision), for every model."""
+    which every choice falls back (deploy's weight_precision), for every model (of ``names``; all the registry's
+    by default)."""
     def fallback(chip):
-        ds = [[deploy(m, chip, p) for p in precisions] for m in models.names()]
+        ds = [[deploy(m, chip, p) for p in precisions] for m in (names or models.names())]
         same = all(len({(d.weight_precision, tuple(sorted(d.values.items()))) for d in row}) == 1 for row in ds)
         return ds[0][0].weight_precision if same else None
 
@@ -915,8 +917,69 @@ def _revnet_live():
                 "Activations held over one training step: stored, checkpointed and reversible.")
 
 
+# -- chapter 8: time to first token against prompt length, a user's speed against batch with speculation ------
+_PREFILL_EQS = ("prefill.prefill_compute_time_s", "prefill.prefill_memory_time_s", "prefill.prefill_time_s",
+                "speculation.spec_pass_time_s", "speculation.spec_user_tokens_per_s", "speculation.spec_speedup",
+                "speculation.spec_breakeven_batch", "decode.max_batch_n")
+PREFILL_MODELS = ("DeepSeek-V3", "Kimi K2", "Qwen3-235B-A22B", "gpt-oss-120b", "Llama 3.1 405B", "Llama 3.1 70B",
+                  "Mixtral 8x7B")
+"""The models chapter 8's controls offer (its ``names``: the registry's served models with their layers' shapes)."""
+
+
+def _prefill_data(live):
+    """Chapter 8's figure's data: the deployments' values; per model what a fresh prompt's pass takes
+    (roofline.figures.prefill._prompt_values: prefill's attention FLOPs per pair and the cache bytes a token
+    writes, at the panel's prompts and at the prompt slider's stops; one number where they do not vary); the
+    longest prompt each deployment holds (prompt_wall); the windows' values at the context slider's stops."""
+    keys = _keys(map(roofline_eq, live.equations), ("batch", "len_ctx", "pass_len", "accept_rate"))
+    precisions = live.control("precision").options
+    table = deployments(PREFILL_MODELS, hardware.names(), precisions, keys)
+    prompts = [_number(x) for x in np.geomspace(*fig_prefill.PROMPTS)]
+    grids = {"panel": prompts, "control": list(live.control("prompt").grid)}
+
+    def at(values):  # one number where every prompt gives the same
+        return _compact(values[0]) if np.all(values == values[0]) else [_number(x) for x in values]
+
+    prompt = {}
+    for m in PREFILL_MODELS:
+        d = deploy(m, "H200", precisions[0])
+        kv = {h: [d_.kv_bytes_at(np.array(grids["panel"])) for d_ in (deploy(m, h, p) for p in precisions)]
+              for h in hardware.names()}
+        if not all(np.array_equal(np.broadcast_to(v, len(prompts)), np.broadcast_to(kv["H200"][0], len(prompts)))
+                   for vs in kv.values() for v in vs):
+            raise ValueError(f"{m}: a prompt token's cache bytes depend on the chip; the page stores them by model")
+        prompt[m] = {"latent_flops": _number(prefill.prefill_latent_flops(d.model))}
+        for name, grid in grids.items():
+            x = np.array(grid)
+            prompt[m][name] = {"attn_flops": at(np.broadcast_to(prefill.prefill_attn_flops(d.model, x), x.shape)),
+                               "kv_bytes": at(np.broadcast_to(d.kv_bytes_at(x), x.shape))}
+    walls = [[[_number(fig_prefill.prompt_wall(deploy(m, h, p))) for p in precisions] for h in hardware.names()]
+             for m in PREFILL_MODELS]
+    return {"deployments": table, "prompts": prompts, "prompt": prompt, "prompt_wall": walls,
+            "batch": [_number(b) for b in np.geomspace(*fig_prefill.BATCHES)],
+            "windows": window_tables(keys, live.control("context").grid, lambda m: deploy(m, "H200", "fp8"))}
+
+
+def _prefill_live():
+    accept = training_runs.RUNS.get("DeepSeek-V3 MTP acceptance").value  # the notebook's ds_mtp
+    precisions = tuple(reversed(registry.PRECISIONS))
+    controls = (
+        select("model", "model", PREFILL_MODELS, "DeepSeek-V3"),
+        select("chip", "hardware", hardware.names(), "H200"),
+        select("precision", "precision", precisions, "fp8").unless(*_precision_inert(precisions, PREFILL_MODELS)),
+        log_slider("prompt", "prompt ℓ_p", 2, 6, 8192),
+        log_slider("batch", "batch B", 0, 5, 64),
+        log_slider("context", "len_ctx L", 2, 6, 4096),
+        float_slider("accept", "accept α_s", 0.3, 1.0, accept, 0.025),
+        int_slider("drafts", "drafts k", 1, 7, 1),
+    )
+    return Live("prefill", "08_prefill_and_speculation", _PREFILL_EQS, controls, _prefill_data,
+                "Time to first token against prompt length (left); tokens a second per user against batch, with "
+                "and without speculation (right).")
+
+
 LIVE = {live.key: live for live in (_decode_live(), _moe_live(), _pipeline_live(), _memory_live(),
-                                    _training_live(), _serving_live(), _revnet_live())}
+                                    _training_live(), _serving_live(), _revnet_live(), _prefill_live())}
 """Every chapter's live figure on the published page, by the name its placeholder uses.
 
 :meta hide-value:

@@ -7,12 +7,13 @@ after every move, every plotted value is compared with what the chapter's ipywid
 plot, computed by the library's numpy functions, to a relative 1e-9. The same sweep runs again
 from a second starting point (a sliding-window model, the refined terms; for chapter 5 the other loss law
 and a small model; for chapter 6 a chip without FP4 and a cache that fits only short contexts; for chapter 7
-a deep, wide, long-sequence shape in FP32). Chapters 5, 6 and 7 are also compared with the widget's own
-matplotlib figure: its axes' ranges and its title, character for character. Each redraw, from the
+a deep, wide, long-sequence shape in FP32; for chapter 8 a sliding-window model on another chip with three drafts).
+Chapters 5 to 8 are also compared with the widget's own matplotlib figure: its axes' ranges and its title (chapter
+8: its panels' labels), character for character. Each redraw, from the
 control's event to the new SVG laid out, must take well under 50 ms (median under 12.5 ms,
 95th percentile under 50 ms); the times and the page's weight (HTML,
 images and the live scripts) go to ``_build/live_figures.txt``. Where the static PNG just above a placeholder
-is the same figure (chapters 1, 3, 5, 6 and 7), it is hidden once the live figure is drawn, and shows with
+is the same figure (chapters 1, 3, 5, 6, 7 and 8), it is hidden once the live figure is drawn, and shows with
 JavaScript off. A control that cannot change the figure at a setting is disabled there, with a note; every
 other control changes what is plotted; the plot never moves as the controls do; no log-axis tick reads "0".
 
@@ -38,7 +39,7 @@ import pytest
 
 from roofline import hardware, models, moe, moe_data, pipeline, web
 from roofline.figures import decode as fig_decode, memory as fig_memory, moe as fig_moe, revnet as fig_revnet
-from roofline.figures import serving as fig_serving, training as fig_training
+from roofline.figures import prefill as fig_prefill, serving as fig_serving, training as fig_training
 from roofline.notebook import deploy
 
 from conftest import block_other_hosts, page_id
@@ -48,7 +49,7 @@ pytestmark = pytest.mark.browser
 
 REL = 1e-9
 MAX_REDRAW_MS = 50.0
-REPLACES_STATIC = {"decode", "pipeline", "training", "serving", "revnet"}  # the static PNG just above is the same
+REPLACES_STATIC = {"decode", "pipeline", "training", "serving", "revnet", "prefill"}  # the static PNG just above is the same
 # figure, and is hidden (chapter 6's cell prints text above its image: the text stays)
 # (chapter 2's cells above: three frames and a table, a comparison; chapter 4's is in the section before: both stay)
 SECOND_START = {  # a second sweep: a model with sliding-window layers (its KV bytes depend on the context)
@@ -60,6 +61,9 @@ SECOND_START = {  # a second sweep: a model with sliding-window layers (its KV b
     # a chip without FP4 (the weights fall back to FP8), a cache that fits only short contexts, decode compute-bound
     "serving": {"chip": "H100", "kv": 35136, "batch": 1000, "decode_batch": 20000, "context": 2e5, "total_ratio": 2},
     "revnet": {"n_layers": 7, "d_model": 16384, "len_ctx": 2 ** 19, "micro_batch": 32, "saved_act_bytes": 4},
+    # sliding-window layers (a prompt's attention FLOPs and cache bytes vary with its length), three drafts
+    "prefill": {"model": "gpt-oss-120b", "chip": "B200", "precision": "fp4", "context": 1e5, "accept": 0.6,
+                "drafts": 3},
 }
 
 
@@ -239,10 +243,52 @@ def got_revnet(p):
     return out | {"ylim": p["ylim"], "hbm": p["hbm"], "title": p["title"]}
 
 
+@functools.cache
+def prefill_figure():
+    """Chapter 8's widget's figure (its starting values aside: every check sets them all)."""
+    return fig_prefill.PrefillFigure(deploy("DeepSeek-V3", "H200", "fp8"), prompt_tokens=8192, batch=64,
+                                     len_ctx=4096, accept_rate=0.875, pass_len=2)
+
+
+def expect_prefill(s, p):
+    """What chapter 8's widget cell plots: its show(), then the figure's lines, walls, marks, break-even point,
+    axes and labels; where the library refuses the setting (no attention FLOP rate at the cache's precision), no
+    figure."""
+    fig = prefill_figure()
+    try:
+        fig.update(deployment=deploy(s["model"], s["chip"], s["precision"]), prompt_tokens=s["prompt"],
+                   batch=s["batch"], len_ctx=s["context"], accept_rate=s["accept"], pass_len=s["drafts"] + 1)
+    except ValueError as e:
+        assert "attn_flops_rate" in str(e), e
+        return {"drawn": False}
+    out = {"drawn": True}
+    for side, lines in (("left", ("weights", "attention", "memory", "total")), ("right", ("plain", "spec"))):
+        art = getattr(fig, side)
+        out[f"{side}.x"] = art[lines[0]].get_xdata()
+        out |= {f"{side}.{k}": art[k].get_ydata() for k in lines}
+        wall = art["wall"]
+        out[f"{side}.wall"] = [wall.get_x(), wall.get_x() + wall.get_width()]
+    for i, side in enumerate(("left", "right")):
+        out[f"{side}.ylim"] = fig.axes[i].get_ylim()
+        out[f"{side}.mark"] = fig.marks[i].get_xdata()[0]
+    even = fig.even.get_xdata()
+    out["right.even"] = [even[0], fig.even.get_ydata()[0]] if len(even) else None
+    return out | {"left.label": fig.labels[0].get_text(), "right.label": fig.labels[1].get_text()}
+
+
+def got_prefill(p):
+    if not p["drawn"]:
+        return {"drawn": False}
+    out = {"drawn": True, "left.label": p["labels"][0], "right.label": p["labels"][1], "right.even": p["right"]["even"]}
+    for side, lines in (("left", ("weights", "attention", "memory", "total")), ("right", ("plain", "spec"))):
+        out |= {f"{side}.{k}": p[side][k] for k in ("x", *lines, "wall", "ylim", "mark")}
+    return out
+
+
 EXPECT = {"decode": (expect_decode, got_decode), "moe": (expect_moe, got_moe),
           "pipeline": (expect_pipeline, got_pipeline), "memory": (expect_memory, got_memory),
           "training": (expect_training, got_training), "serving": (expect_serving, got_serving),
-          "revnet": (expect_revnet, got_revnet)}
+          "revnet": (expect_revnet, got_revnet), "prefill": (expect_prefill, got_prefill)}
 
 
 def mismatches(got, want):
