@@ -709,3 +709,65 @@ def test_altered_hf_configs_load_or_name_the_key(base, tmp_path):
 
     run()
     report(f"hf {base.name}", log, 2)
+
+
+# -- the issue's examples, one by one --------------------------------------------------------------
+def _deployment(**kw):
+    return Deployment(models.get("DeepSeek-V3"), hardware.get("GB200"), **kw)
+
+
+def _ax():
+    return Figure(figsize=(3, 2), dpi=40).subplots()
+
+
+REFUSED = [  # (call, the parameter its message must name)
+    (lambda: roofline.pipeline.schedule(10**6, 10**6), "n_stages"),
+    (lambda: roofline.pipeline.schedule(1e9, 1), "n_stages"),
+    (lambda: roofline.revnet.sha256_avalanche(4096, 4096), "n_messages"),
+    (lambda: roofline.revnet.mlp_avalanche(1024, width=4096, n_inputs=65536), "n_inputs"),
+    (lambda: roofline.revnet.toy_differentials3_exact(ideal=True), "delta"),
+    (lambda: roofline.web.int_slider("c", "l", 0, 10**9, 1), "high"),
+    (lambda: roofline.figures.moe.draw_moe_layer(_ax(), 10**6), "n_experts"),
+    (lambda: _deployment().subs(bogus=1.0), "bogus"),
+    (lambda: roofline.decode.step_time_s.subs({"bogus": 1}), "bogus"),
+    (lambda: roofline.decode.build(attention="bogus"), "attention"),
+    (lambda: roofline.revnet.build(activations="bogus"), "activations"),
+    (lambda: dataclasses.replace(roofline.measured.REGISTRY.get("LMSYS H100 EP72"), kv_bytes_per_elem=1.5),
+     "kv_bytes_per_elem"),
+    (lambda: roofline.deployment.default_chips(None, hardware.get("GB200"), 1.0), "model"),
+    (lambda: roofline.revnet.toy_round_function(5, -1), "k"),
+    (lambda: roofline.revnet.toy_keys(4, seed=-1), "seed"),
+    (lambda: hardware.MemoryTier("HBM", 80e9, 0.0), "bandwidth"),
+    (lambda: dataclasses.replace(roofline.measured.SPEED_COST.get("InferenceX B200 R1"), slow_user_tok_s=0.0),
+     "slow_user_tok_s"),
+    (lambda: roofline.pipeline.idle_fraction([roofline.pipeline.Op(0, 0, "F", 0.0, 0.0)]), "ops"),
+    (lambda: roofline.figures.serving.per_token({"n_active": 37e9}, 64, 4096), "values"),
+    (lambda: roofline.training.allocation_at(1e300, 1e10, 0.0), "n_active"),
+    (lambda: roofline.training.optimal_for_loss(1.9, 1e60), "usage_flops_per_param"),
+    (lambda: roofline.decode.step_time_s(batch=64, n_total=1e9, n_active=1e9, bytes_per_param=1, flops=1e15,
+                                         mem_bw=1e12, n_chips=0.5, len_ctx=1, kv_bytes=1), "n_chips"),
+    (lambda: roofline.moe.cross_rack_fraction(n_racks=0.5), "n_racks"),
+    (lambda: roofline.pipeline.bubble_fraction(n_stages=4, n_micro=0.5), "n_micro"),
+]
+
+
+@pytest.mark.parametrize("call, name", REFUSED, ids=[n for _, n in REFUSED])
+def test_the_issues_examples_are_refused_at_once_and_named(call, name):
+    """Issue 23's hangs, bare exceptions and silent wrong answers: each is now a ValueError naming the parameter,
+    raised at the boundary (well inside a second)."""
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=rf"\b{name}\b"):
+        call()
+    assert time.perf_counter() - start < 1
+
+
+def test_the_issues_examples_that_now_return():
+    """The other half: work bounded by its product returns, and precisions are stored by their canonical names."""
+    start = time.perf_counter()
+    assert len(roofline.pipeline.schedule(3000, 1)) == 6000          # was 5 s: quadratic in the stages
+    assert roofline.moe.ep_chips(10**12, 10**12) == 10**12            # was a walk over every divisor candidate
+    assert roofline.moe.ep_chips(10**12 - 1, 10**6) == 999_999
+    assert time.perf_counter() - start < 1
+    assert _deployment(activation_precision="FP4").values["act_bytes"] == 0.5   # was a KeyError
+    fp8 = _deployment(kv_precision="FP8")                                        # was the attention rate dropped
+    assert fp8.kv_precision == "fp8" and fp8.values["attn_flops_rate"] == hardware.get("GB200").flops("fp8")

@@ -160,7 +160,8 @@ def link_values(chip, n_racks=1, links="calibrated"):
     3.33 us at 50 GB/s; 37.6 us at 41.8 GB/s, NVLink 757 GB/s
     """
     links = _check.choice("links", links, {k: k for k in LINKS})
-    h = chip if isinstance(chip, hardware.Hardware) else hardware.get(chip)
+    with _check.naming("chip"):
+        h = chip if isinstance(chip, hardware.Hardware) else hardware.get(chip)
     r = _check.check_value("n_racks", n_racks)
     if not h.scaleout_bw:
         raise ValueError(f"link_values: {h.key} has no published scale-out bandwidth")

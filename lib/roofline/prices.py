@@ -256,6 +256,7 @@ class CachePolicy:
         if self.ttl_min_s is not None and self.ttl_max_s is not None and self.ttl_min_s > self.ttl_max_s:
             raise ValueError(f"{self.key!r}: ttl_min_s {self.ttl_min_s} exceeds ttl_max_s {self.ttl_max_s}")
         _check.scalar("write_x_input", self.write_x_input, "positive", "CachePolicy")
+        _check.scalar("read_x_input", self.read_x_input, "positive", "CachePolicy")
         if not 0 < self.read_x_input < 1:
             raise ValueError(f"{self.key!r}: read_x_input must be in (0, 1), a discount on input; "
                              f"got {self.read_x_input!r}")

@@ -77,6 +77,8 @@ def speed_terms(deployment, batches, len_ctx, accept_rate, pass_len):
     both read only the routed experts their tokens touch (:mod:`roofline.speculation`'s default)."""
     d = _deployment(deployment)
     b = _check.check_value("batches", batches)
+    for name, value in (("len_ctx", len_ctx), ("accept_rate", accept_rate), ("pass_len", pass_len)):
+        _check.scalar(name, value, "nonnegative" if name == "len_ctx" else "positive")  # one break-even batch
     spec = dict(len_ctx=len_ctx, accept_rate=accept_rate, pass_len=pass_len)
     # the plain step as the verify pass counts it: a sparse MoE's B tokens read only the experts they touch
     plain = 1.0 / d.evaluate(speculation.spec_pass_time_s, batch=b, len_ctx=len_ctx, pass_len=1.0)
@@ -171,6 +173,8 @@ class PrefillFigure(LiveFigure):
         self.axes = tuple(self.fig.subplots(1, 2))
         self.fig.subplots_adjust(left=0.1, right=0.98, bottom=0.37, top=0.97, wspace=0.33)
         self.deployment = _deployment(deployment)
+        for name, value in (("prompt_tokens", prompt_tokens), ("batch", batch)):
+            _check.scalar(name, value)  # a marker each
         self.state = dict(prompt_tokens=prompt_tokens, batch=batch, len_ctx=len_ctx, accept_rate=accept_rate,
                           pass_len=pass_len)
         self.left = draw_ttft(self.axes[0], deployment)
