@@ -338,7 +338,8 @@ def watchdog(limit_s=None):
     used = int(open("/proc/self/statm").read().split()[0]) * resource.getpagesize()
     cap = used + MEMORY_BYTES
     resource.setrlimit(resource.RLIMIT_AS, (cap if hard == resource.RLIM_INFINITY else min(cap, hard), hard))
-    signal.setitimer(signal.ITIMER_REAL, limit_s or LIMIT_S)
+    signal.setitimer(signal.ITIMER_REAL, limit_s or LIMIT_S, 0.25)  # again every 0.25 s: a Hang swallowed by
+    # an ``except BaseException`` or raised inside a finalizer is raised again until the call ends
     try:
         yield
     finally:

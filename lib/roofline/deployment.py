@@ -311,6 +311,11 @@ class Deployment:
         """Nothing if the KV cache of ``batch`` sequences fits in memory at ``len_ctx``; ValueError if not."""
         most = self.max_batch(len_ctx)
         batch = _check.check_value("batch", batch)
+        try:
+            np.broadcast_shapes(np.shape(batch), np.shape(most))
+        except ValueError:
+            raise ValueError(f"check_fits: batch of shape {np.shape(batch)} and len_ctx of shape {np.shape(len_ctx)} "
+                             "cannot broadcast together") from None
         if np.any(np.asarray(batch) > most):
             show = lambda x: f"{x:,.0f}" if np.ndim(x) == 0 else _check.short(x)  # noqa: E731
             raise ValueError(f"batch {_check.short(batch)} at {show(len_ctx)} tokens (len_ctx) does not fit: "

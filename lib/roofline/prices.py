@@ -331,6 +331,8 @@ class ServingMeasurement:
     def __post_init__(self):
         _check.required_text(repr(self.key), self, ("quantity", "unit", "regime", "source", "date"))
         _check.scalar("value", self.value, "positive", "ServingMeasurement")
+        if self.value_hi is not None:
+            _check.scalar("value_hi", self.value_hi, "positive", "ServingMeasurement")
         if self.value_hi is not None and self.value_hi < self.value:
             raise ValueError(f"{self.key!r}: value_hi {self.value_hi} is below value {self.value}")
         _check.scalar("gpus", self.gpus, "positive", "ServingMeasurement")

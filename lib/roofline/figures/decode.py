@@ -85,7 +85,7 @@ def can_refine(deployment):
 
 def memory_wall(deployment, len_ctx):
     """The batch beyond which the KV cache of ``len_ctx``-token sequences no longer fits in HBM."""
-    return float(_deployment(deployment).max_batch(len_ctx))
+    return float(_deployment(deployment).max_batch(_check.scalar("len_ctx", len_ctx, "nonnegative")))
 
 
 def _wall_span(ax, wall, batch, always_label=False):
@@ -265,7 +265,7 @@ class DecodeFigure(LiveFigure):
         self.axes = (ax_t, ax_c)
         self.deployment = _deployment(deployment)
         self.len_ctx = _check.scalar("len_ctx", len_ctx)
-        self.marker_batch = _check.check_value("marker_batch", marker_batch)
+        self.marker_batch = _check.scalar("marker_batch", marker_batch)
         self.refined = refined
         self.latency = draw_latency(ax_t, deployment, self.batch, len_ctx)
         self.cost = draw_cost(ax_c, deployment, self.batch, len_ctx)
@@ -299,7 +299,7 @@ class DecodeFigure(LiveFigure):
         if len_ctx is not None:
             self.len_ctx = _check.scalar("len_ctx", len_ctx)
         if marker_batch is not None:
-            self.marker_batch = _check.check_value("marker_batch", marker_batch)
+            self.marker_batch = _check.scalar("marker_batch", marker_batch)
         if refined is not None:
             if not isinstance(refined, bool):
                 raise ValueError(f"refined must be True or False; got {_check.short(refined)}")

@@ -86,6 +86,7 @@ class MemoryFigure(LiveFigure):
     """Memory per GPU against P (left) and the weight-fetch floor against scale-up size (right), for a widget."""
 
     def __init__(self, deployment, micro_batch, len_ctx, n_stages=4, *, figsize=(7.0, 3.6), dpi=100):
+        _check.scalar("n_stages", n_stages, "count")
         self.fig = new_figure(figsize, dpi)
         self.axes = tuple(self.fig.subplots(1, 2))
         self.fig.subplots_adjust(left=0.09, right=0.98, bottom=0.32, top=0.9, wspace=0.35)
@@ -105,6 +106,9 @@ class MemoryFigure(LiveFigure):
         """Redraw with any input changed; returns the memory per GPU at the marked P, GB."""
         if deployment is not None:
             self.deployment = _deployment(deployment)
+        for name, value in (("micro_batch", micro_batch), ("len_ctx", len_ctx), ("n_stages", n_stages)):
+            if value is not None:
+                _check.scalar(name, value, "count" if name == "n_stages" else "positive")
         for name, value in (("micro_batch", micro_batch), ("len_ctx", len_ctx), ("n_stages", n_stages)):
             if value is not None:
                 setattr(self, name, _check.check_value(name, value))

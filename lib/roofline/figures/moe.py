@@ -117,6 +117,7 @@ def draw_nvl72(ax, n_gpus=8, n_switches=3):
     data-center switch (the scale-out network). A few GPUs and switches stand for 72 and 18."""
     _check.axes(ax)
     n_gpus, n_switches = _check.whole("n_gpus", n_gpus, 2, DRAWN), _check.whole("n_switches", n_switches, 1, DRAWN)
+    _check.work("draw_nvl72", 4 * DRAWN, {"n_gpus": n_gpus, "n_switches": n_switches}, 1, "cables drawn")
     _blank(ax, (-0.6, 10.6), (-0.8, 8.2))
     half = n_gpus // 2
     dc = (5.0, 7.3)
@@ -143,8 +144,10 @@ def draw_cable_density(ax, trays_per_side=2, cables_per_tray=2, title=""):
     """Cable density (00:41:51): switches in the middle, trays of GPUs on each side, each tray's cables
     running to the switches. Twice the GPUs per rack is twice the cables through the same backplane."""
     _check.axes(ax)
-    trays_per_side = _check.whole("trays_per_side", trays_per_side, 1, DRAWN)
-    cables_per_tray = _check.whole("cables_per_tray", cables_per_tray, 1, DRAWN)
+    trays_per_side = _check.whole("trays_per_side", trays_per_side, 1, 16)
+    cables_per_tray = _check.whole("cables_per_tray", cables_per_tray, 1, 16)
+    _check.work("draw_cable_density", DRAWN, {"trays_per_side": trays_per_side, "cables_per_tray": cables_per_tray},
+                1, "cables drawn a side")
     _check.instance("title", title, str, "a str")
     _blank(ax, (-0.3, 9.3), (-0.9, 7.0))
     h = 5.8 / trays_per_side

@@ -25,7 +25,7 @@ def draw_layer_stack(ax, n_layers=6, per_stage=2):
     """MoE layers stacked bottom to top, a rack change every ``per_stage`` layers (00:48:28). Inside a rack
     each token fans out to several experts (orange); at a rack change it is sent once (red)."""
     _check.axes(ax)
-    n_layers = _check.whole("n_layers", n_layers, 1, 64)  # one row of boxes each: a drawing, not a count
+    n_layers = _check.whole("n_layers", n_layers, 1, 16)  # one row of boxes each: a drawing, not a count
     per_stage = _check.whole("per_stage", per_stage, 1, n_layers)
     _blank(ax, (-1.6, 10.6), (-0.4, n_layers * 1.3))
     for layer in range(n_layers):
