@@ -66,6 +66,7 @@ SLOW_S = {
     "roofline.revnet.toy_differentials3_exact": 5.0,   # 2^26 pairs at its defaults: about a second
     "roofline.figures.revnet.avalanche_data": 10.0,    # 12 cipher sizes, SHA-256 and three 48-layer MLPs
     "roofline.figures.revnet.AvalancheFigure": 10.0,   # four 48-layer MLPs per frame
+    "roofline.web.bundle": 5.0,                        # every live figure's data for the page: about 0.5 s
 }
 """Callables whose documented work at their defaults takes longer than :data:`LIMIT_S`, bounded by its product
 (see their docstrings), and the time each may take. A live figure's constructor, ``update``, ``render`` and

@@ -182,6 +182,7 @@ def draw_latency(ax, deployment, batch, len_ctx, refined=False):
     """
     _check.axes(ax)
     x = _batch(batch)
+    len_ctx = _check.scalar("len_ctx", len_ctx, "nonnegative")  # one curve per term
     artists = _draw(ax, x, latency_terms(deployment, x, len_ctx))
     artists = _finish(ax, artists, deployment, x, len_ctx, latency_terms, refined)
     ax.set_xlabel("batch size (sequences)")
@@ -217,6 +218,7 @@ def draw_cost(ax, deployment, batch, len_ctx, refined=False):
     """
     _check.axes(ax)
     x = _batch(batch)
+    len_ctx = _check.scalar("len_ctx", len_ctx, "nonnegative")  # one curve per term
     y = cost_terms(deployment, x, len_ctx)
     artists = _draw(ax, x, y)
     artists = _finish(ax, artists, deployment, x, len_ctx, cost_terms, refined)
