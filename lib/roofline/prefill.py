@@ -67,8 +67,9 @@ _S = u.second
 
 # -- the pass -------------------------------------------------------------------------------------
 EXPERTS = ("all", "touched")
-"""Which weights a pass reads: every stored weight (the lecture's read, the default here) or, for a sparse
-MoE, only the routed experts its ``B l`` tokens are sent to (chapter 1's refinement)."""
+"""Which weights a pass reads. ``"all"`` reads every stored weight (the lecture's read, the default here);
+``"touched"`` reads, for a sparse MoE, only the routed experts its ``B l`` tokens are sent to (chapter 1's
+refinement)."""
 
 
 def pass_terms(experts="all"):

@@ -329,7 +329,7 @@ def checkbox(name, label, value=False):
 
 # -- data the figures take from the registry ------------------------------------------------------
 MAX_STOPS = 10_000
-"""The most positions a control may have (a slider's stops, a rule's settings): each is data on the page."""
+"""The most positions a control may have (a slider's stops, a rule's settings), each one data on the page."""
 
 
 def _values(name, values):

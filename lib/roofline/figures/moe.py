@@ -31,7 +31,7 @@ GPU_FILL, SWITCH_FILL, EXPERT_FILL = "#dbe9f6", "#f3d9c4", "#e6f2df"
 
 # -- the blackboard diagrams -------------------------------------------------------------------
 DRAWN = 64
-"""The most boxes (experts, GPUs, trays, cables) a blackboard diagram draws of one kind: one patch each."""
+"""The most boxes of one kind (experts, GPUs, trays, cables) a blackboard diagram draws, one patch each."""
 
 
 def _box(ax, x, y, w, h, text="", fill="white", fs=9, **kw):
