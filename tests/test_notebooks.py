@@ -8,6 +8,7 @@ figure for a reader without a kernel, widget state that would make the published
 page fetch scripts from a CDN, and path hacks instead of the installed library.
 """
 
+import base64
 import json
 import pathlib
 import re
@@ -200,3 +201,77 @@ def test_every_code_cell_has_one_role_and_the_page_shows_it_by_role(path):
     shown = [c for c in cells if not set(c.get("metadata", {}).get("tags", [])) & INPUT_OFF_PAGE]
     assert not shown or not IMPORT.search(source(shown[0])), (
         f"{path.name}: the page opens with an import block: {source(shown[0]).strip()[:60]!r}")
+
+
+# Figures (issue 22, item 4): every figure a chapter shows says what it shows and is sharp on a high-density
+# screen. myst-nb takes an output image's alt text from its cell's metadata (mystnb.image.alt; without it the alt
+# is the image's file path), one for every image of the cell; roofline.figures.use_style has IPython show
+# figures as sharp_png, a PNG twice as wide as the width its output's metadata gives the page (live figures'
+# static frames likewise, by LiveFigure.frame()).
+FIGURES_NOT_YET = set()  # a chapter not yet re-executed with its alt texts goes here (xfail until it is)
+MIN_ALT_WORDS = 4
+
+
+def figure_params():
+    for p in NOTEBOOKS:
+        marks = [pytest.mark.xfail(strict=True, reason="not yet re-executed")] if p.stem in FIGURES_NOT_YET else []
+        yield pytest.param(p, id=p.stem, marks=marks)
+
+
+def looks_like_a_path(text):
+    """A file name or path (``../_images/ab12.png``), not words."""
+    return bool(re.search(r"\.(png|jpe?g|gif|svg|webp)$|_images/", text)
+                or (" " not in text and re.search(r"[/\\.]", text)))
+
+
+def png_width(b64):
+    """The width in pixels of a base64 PNG (its IHDR chunk)."""
+    return int.from_bytes(base64.b64decode(b64[:64])[16:20], "big")
+
+
+@pytest.mark.parametrize("path", list(figure_params()))
+def test_every_figure_says_what_it_shows_and_is_sharp(path):
+    _, cells = code_cells(path)
+    wrong, n = [], 0
+    for i, c in enumerate(cells, 1):
+        images = [(k, o) for o in c.get("outputs", []) for k in o.get("data", {}) if k.startswith("image/")]
+        if not images:
+            continue
+        first = source(c).strip().split("\n")[0][:60]
+        alt = c.get("metadata", {}).get("mystnb", {}).get("image", {}).get("alt")
+        if not isinstance(alt, str) or len(alt.split()) < MIN_ALT_WORDS or looks_like_a_path(alt):
+            wrong.append(f"code cell {i}: alt text {alt!r} (mystnb.image.alt: say what the figure shows): {first!r}")
+        for kind, o in images:
+            n += 1
+            if kind != "image/png":
+                wrong.append(f"code cell {i}: a {kind} figure (the book's figures are PNGs): {first!r}")
+                continue
+            shown = o.get("metadata", {}).get(kind, {}).get("width")
+            pixels = png_width(o["data"][kind])
+            if not isinstance(shown, int) or pixels < 2 * shown:
+                wrong.append(f"code cell {i}: {pixels} px wide shown at {shown} px, not at least 2x "
+                             f"(run roofline.figures.use_style; a live figure's static frame is .frame()): {first!r}")
+    assert n, f"{path.name}: no figure"
+    assert not wrong, f"{path.name}:\n  " + "\n  ".join(wrong)
+
+
+# Asides (issue 22, item 1): an admonition "Beyond the lecture" folds under a title that says what it holds, so
+# the chapter reads as the lecture's argument with the asides one click away.
+ASIDE = re.compile(r"^(`{3,}|:{3,})\{admonition\}[ \t]*Beyond the lecture(.*)\n((?:[ \t]*:[\w-]+:.*\n)*)", re.M)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_asides_beyond_the_lecture_fold_under_a_title(path):
+    cells = json.loads(path.read_text())["cells"]
+    wrong = []
+    for i, c in enumerate(cells, 1):
+        if c["cell_type"] != "markdown":
+            continue
+        for m in ASIDE.finditer(source(c)):
+            title, options = m.group(2).strip(), m.group(3)
+            classes = re.search(r":class:(.*)", options)
+            if not re.fullmatch(r":\s*\S.{5,}", title):
+                wrong.append(f"cell {i}: 'Beyond the lecture' with no title after it: {m.group(0).splitlines()[0]!r}")
+            if not classes or "dropdown" not in classes.group(1).split():
+                wrong.append(f"cell {i}: not a dropdown (:class: note dropdown): {m.group(0).splitlines()[0]!r}")
+    assert not wrong, f"{path.name}:\n  " + "\n  ".join(wrong)

@@ -250,10 +250,11 @@ def page_weights(report):
 
 STAGES = ["test_page", "test_live_figure", "test_live_figure_on_any_screen",
           "test_schedules_agree_with_the_library_everywhere",
-          "test_nothing_wider_than_its_column", "test_thebe_loads_only_on_click"]
+          "test_nothing_wider_than_its_column", "test_nothing_cut_off_on_a_phone", "test_thebe_loads_only_on_click"]
 """The order of the checks on one loaded page: first what the page shows as it loads, then the checks that
-move its live figure (and put it back), then the one that opens every hidden block, and last the one that
-clicks Live Code (whose blocked request to thebe's CDN is expected)."""
+move its live figure (and put it back), then the one that opens every hidden block, the one that views the page
+on a phone (and puts it back), and last the one that clicks Live Code (whose blocked request to thebe's CDN is
+expected)."""
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -1,4 +1,5 @@
-"""What every live figure shares: a background cached per axis range, and a PNG for an ipywidgets Image."""
+"""What every live figure shares: a background cached per axis range, a PNG for an ipywidgets Image, and a sharp
+frame for the page."""
 
 import io
 import numbers
@@ -129,3 +130,14 @@ class LiveFigure:
             Image.fromarray(np.asarray(self.render())).save(buf, format="png", compress_level=1)  # a widget frame
             self._png = buf.getvalue()
         return self._png
+
+    def frame(self):
+        """The figure as it stands, for a chapter's page: an IPython ``Image`` of
+        ``roofline.figures.sharp_png`` (twice the figure's dpi in a palette, shown at its size, so sharp on a
+        high-density screen), its bounding box tight around what is drawn. The widget keeps :meth:`to_png`."""
+        from IPython.display import Image
+
+        from . import sharp_png
+
+        png, size = sharp_png(self.fig)
+        return Image(data=png, format="png", width=size["width"])
