@@ -358,7 +358,7 @@ def names_in(target, params, kwargs, instance):
     if target.kind == "replace":
         names |= {f.name for f in dataclasses.fields(target.obj)}
     strings = {v for v in kwargs.values() if isinstance(v, str) and v.strip()}
-    return names, strings
+    return {n for n in names if isinstance(n, str)}, strings
 
 
 def is_named(message, names, strings):
@@ -435,15 +435,15 @@ def call(target, instance, args, kwargs, made, log, pool):
         return
     except (ValueError, TypeError) as err:
         names, strings = names_in(target, params, kwargs, instance)
-        if not is_named(str(err), names, strings):
-            log.add("unnamed", target, f"{type(err).__name__}: {str(err)[:200]!r} for {_show(args, kwargs)}"
+        if not is_named(_message(err), names, strings):
+            log.add("unnamed", target, f"{type(err).__name__}: {_message(err)[:200]!r} for {_show(args, kwargs)}"
                     f"{_where(err)}")
         return
     except MemoryError:
         log.add("hang", target, f"MemoryError (over {MEMORY_BYTES / 2**30:.0f} GiB) with {_show(args, kwargs)}")
         return
     except Exception as err:  # noqa: BLE001 - what the fuzz looks for
-        log.add("uncaught", target, f"{type(err).__name__}: {str(err)[:200]!r} for {_show(args, kwargs)}"
+        log.add("uncaught", target, f"{type(err).__name__}: {_message(err)[:200]!r} for {_show(args, kwargs)}"
                 f"{_where(err)}")
         return
     finally:
@@ -457,6 +457,14 @@ def call(target, instance, args, kwargs, made, log, pool):
         log.add("negative", target, f"{out!r} for {_show(args, kwargs)}")
     if type(out).__module__.startswith("roofline"):
         pool.setdefault("new", []).append(out)  # kept after this hypothesis run: its draws must not change
+
+
+def _message(err):
+    """``str(err)``, or what is known of it where even that fails (an error built with arguments of wrong types)."""
+    try:
+        return str(err)
+    except Exception:  # noqa: BLE001
+        return f"<{type(err).__name__} whose message cannot be shown>"
 
 
 def _where(err):
