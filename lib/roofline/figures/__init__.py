@@ -115,8 +115,17 @@ def sharp_png(fig, bbox_inches="tight", scale=2, colors=256):
     >>> Image.open(io.BytesIO(png)).size, Image.open(io.BytesIO(png)).mode
     ((400, 200), 'P')
     """
+    from matplotlib.figure import Figure
     from PIL import Image  # matplotlib's own dependency
 
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure; got {type(fig).__name__}")
+    if isinstance(scale, bool) or not isinstance(scale, int) or not 1 <= scale <= 4:
+        raise ValueError(f"scale must be a whole number from 1 to 4; got {scale!r}")
+    if isinstance(colors, bool) or not isinstance(colors, int) or not 2 <= colors <= 256:
+        raise ValueError(f"colors must be a whole number from 2 to 256; got {colors!r}")
+    if bbox_inches not in (None, "tight"):
+        raise ValueError(f"bbox_inches must be None or 'tight'; got {bbox_inches!r}")
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=scale * fig.dpi, bbox_inches=bbox_inches,
                 facecolor=fig.get_facecolor(), edgecolor=fig.get_edgecolor())
