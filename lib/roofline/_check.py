@@ -49,7 +49,7 @@ def check_value(name, value, domain="positive", where=""):
                              "digits, beyond float range") from None
         if not (np.isfinite(x) and (x > 0 if domain == "positive" else x >= low)):
             raise ValueError(f"{prefix}{name} must be {what}; got {value!r}")
-        return x
+        return x + 0.0  # -0.0 as 0.0: a zero that divides gives +inf, never -inf
     if isinstance(value, numbers.Number):  # complex and other non-real numbers
         raise ValueError(f"{prefix}{name} must be {what}; got {value!r} of type {type(value).__name__}")
     if isinstance(value, np.ma.MaskedArray):
@@ -75,6 +75,7 @@ def check_value(name, value, domain="positive", where=""):
         first = arr[~ok].flat[0]
         plural = what.replace("a finite number", "finite numbers")
         raise ValueError(f"{prefix}{name} must hold only {plural}; found {float(first)!r}")
+    arr = arr + 0.0  # -0.0 as 0.0
     return arr if arr.ndim else float(arr)
 
 
@@ -373,3 +374,23 @@ def _names(message, param):
     import re
 
     return re.search(rf"(?<![A-Za-z0-9_]){re.escape(param)}(?![A-Za-z0-9_])", message) is not None
+
+
+def items(name, values, most, what="values"):
+    """``values`` (any iterable but a string or a mapping) as a list, after checking it holds at most ``most``:
+    only ``most + 1`` are read, so a range of a billion or an endless generator is refused at once.
+
+    >>> items("marks", range(10**9), 64)
+    Traceback (most recent call last):
+    ...
+    ValueError: marks must be a list of at most 64 values; got range(0, 1000000000)
+    """
+    import itertools
+    from collections.abc import Mapping
+
+    if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__iter__"):
+        raise ValueError(f"{name} must be a list of at most {most:,} {what}; got {short(values)}")
+    out = list(itertools.islice(values, most + 1))
+    if len(out) > most:
+        raise ValueError(f"{name} must be a list of at most {most:,} {what}; got {short(values)}")
+    return out

@@ -38,7 +38,7 @@ def default_chips(model, chip, bytes_per_param):
     _check.instance("model", model, models.Model, "a roofline Model (see roofline.models.get)", "default_chips")
     _check.instance("chip", chip, hardware.Hardware, "a roofline Hardware (see roofline.hardware.get)",
                     "default_chips")
-    weights = model.total_params * _check.check_value("bytes_per_param", bytes_per_param, where="default_chips")
+    weights = model.total_params * _check.scalar("bytes_per_param", bytes_per_param, where="default_chips")
     size = chip.scaleup_domain
     if size <= 72:
         domains = max(1, math.ceil(weights / (size * chip.hbm_bytes)))

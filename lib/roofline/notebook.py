@@ -114,13 +114,13 @@ class Table:
                 raise ValueError(f"{name} must be a list; got {_check.short(value)}")
         if not isinstance(caption, str):
             raise ValueError(f"caption must be a str; got {_check.short(caption)}")
-        self.columns = [str(c) for c in columns]
-        formats = list(formats) if formats is not None else [""] * len(self.columns)
+        self.columns = [str(c) for c in _check.items("columns", columns, 100)]
+        formats = _check.items("formats", formats, 100) if formats is not None else [""] * len(self.columns)
         if len(formats) != len(self.columns) or not all(isinstance(f, str) for f in formats):
             raise ValueError(f"formats must give one format (str) per column ({len(self.columns)}); "
                              f"got {_check.short(formats)}")
         self.rows = []
-        for row in rows:
+        for row in _check.items("rows", rows, 100_000):
             if isinstance(row, (str, bytes)) or not hasattr(row, "__iter__"):
                 raise ValueError(f"rows must be lists of cells; got a row {_check.short(row)}")
             row = list(row)

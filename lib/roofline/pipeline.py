@@ -348,7 +348,7 @@ def idle_fraction(ops):
     """Share of the timeline the stages sit idle: 1 - busy time / (stages x makespan)."""
     if isinstance(ops, (str, bytes)) or not hasattr(ops, "__iter__"):
         raise ValueError(f"ops must be a list of pipeline Ops (see schedule()); got {_check.short(ops)}")
-    ops = list(ops)
+    ops = _check.items("ops", ops, 10 * SCHEDULE_OPS, "Ops")
     if not ops or not all(isinstance(o, Op) for o in ops):
         raise ValueError(f"ops must hold at least one pipeline Op (see schedule()); got {_check.short(ops)}")
     stages = {o.stage for o in ops}

@@ -44,7 +44,7 @@ def new_figure(figsize, dpi):
 
     from .. import _check
 
-    size = np.asarray(figsize, dtype=object) if not isinstance(figsize, (str, bytes)) else np.asarray(None)
+    size = np.asarray(_check.items("figsize", figsize, 2, "inches"), dtype=object)
     if size.shape != (2,) or not all(isinstance(v, numbers.Real) and not isinstance(v, bool) and 0 < v <= 40
                                      for v in size.tolist()):
         raise ValueError(f"figsize must be (width, height) in inches, each in (0, 40]; got {_check.short(figsize)}")
@@ -60,7 +60,7 @@ def batch_grid(batch_range, n_points):
     ``batch_range``, checked."""
     from .. import _check
 
-    pair = np.asarray(batch_range, dtype=object) if not isinstance(batch_range, (str, bytes)) else np.asarray(None)
+    pair = np.asarray(_check.items("batch_range", batch_range, 2, "batch sizes"), dtype=object)
     if pair.shape != (2,):
         raise ValueError(f"batch_range must be (low, high); got {_check.short(batch_range)}")
     lo, hi = (_check.check_value("batch_range", v) for v in pair.tolist())

@@ -68,7 +68,7 @@ def draw_floor_vs_scaleup(ax, deployment, chips=np.geomspace(1, 1024, 60), marks
     _check.axes(ax)
     if isinstance(marks, (str, bytes)) or not hasattr(marks, "__iter__"):
         raise ValueError(f"marks must be a list of (chips, label) pairs; got {_check.short(marks)}")
-    marks = list(marks)
+    marks = _check.items("marks", marks, 64, "(chips, label) pairs")
     if len(marks) > 64 or not all(isinstance(m, tuple) and len(m) == 2 and isinstance(m[1], str) for m in marks):
         raise ValueError(f"marks must be at most 64 (chips, label) pairs; got {_check.short(marks)}")
     ms = floor_vs_scaleup(deployment, chips)

@@ -136,7 +136,7 @@ def draw_speedup(ax, deployment, len_ctx, cases, batches=None):
         raise ValueError(f"batches must be a 1-D array of at least 2 batch sizes; got {_check.short(batches)}")
     if isinstance(cases, (str, bytes)) or not hasattr(cases, "__iter__"):
         raise ValueError(f"cases must be a list of (accept_rate, pass_len) pairs; got {_check.short(cases)}")
-    cases = list(cases)
+    cases = _check.items("cases", cases, 16, "(accept_rate, pass_len) pairs")
     if not 1 <= len(cases) <= 16 or not all(isinstance(c, (tuple, list)) and len(c) == 2 for c in cases):
         raise ValueError(f"cases must be 1 to 16 (accept_rate, pass_len) pairs; got {_check.short(cases)}")
     lines = []

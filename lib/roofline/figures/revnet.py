@@ -137,7 +137,7 @@ def avalanche_data(rounds=range(1, 13), depth=48, seed=0, nudge=1e-2, gain_nudge
     if isinstance(rounds, (str, bytes)) or not hasattr(rounds, "__iter__"):
         raise ValueError(f"rounds must be a list of round counts (whole numbers in [1, 64]); "
                          f"got {_check.short(rounds)}")
-    rounds = np.asarray([_check.whole("rounds", r, 1, 64) for r in list(rounds)[:65]])
+    rounds = np.asarray([_check.whole("rounds", r, 1, 64) for r in _check.items("rounds", rounds, 64, "round counts")])
     if not 1 <= rounds.size <= 64:
         raise ValueError(f"rounds must hold 1 to 64 round counts; got {_check.short(rounds)}")
     out = {"rounds": rounds, "cipher": np.array([revnet.toy_avalanche(int(r), seed=seed) for r in rounds]),

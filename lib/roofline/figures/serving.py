@@ -153,13 +153,13 @@ def draw_drain_times(ax, tiers, marks=()):
 
     if isinstance(tiers, (str, bytes, dict)) or not hasattr(tiers, "__iter__"):
         raise ValueError(f"tiers must be a list of (name, MemoryTier) pairs; got {_check.short(tiers)}")
-    tiers = list(tiers)
+    tiers = _check.items("tiers", tiers, 64, "(name, MemoryTier) pairs")
     if not 1 <= len(tiers) <= 64 or not all(isinstance(t, tuple) and len(t) == 2 and isinstance(t[1], MemoryTier)
                                             for t in tiers):
         raise ValueError(f"tiers must be 1 to 64 (name, MemoryTier) pairs; got {_check.short(tiers)}")
     if isinstance(marks, (str, bytes)) or not hasattr(marks, "__iter__"):
         raise ValueError(f"marks must be a list of (seconds, label) pairs; got {_check.short(marks)}")
-    marks = list(marks)
+    marks = _check.items("marks", marks, 64, "(seconds, label) pairs")
     if len(marks) > 64 or not all(isinstance(m, tuple) and len(m) == 2 and np.ndim(_check.check_value(
             "marks", m[0])) == 0 and isinstance(m[1], str) for m in marks):
         raise ValueError(f"marks must be at most 64 (seconds, label) pairs; got {_check.short(marks)}")
@@ -300,8 +300,7 @@ def slider_stops(low, high, keep=(), gap=1.3):
     if np.ndim(lo) or np.ndim(hi) or np.ndim(gap) or gap <= 1:
         raise ValueError(f"slider_stops: low, high and gap must be single numbers, gap > 1; got low={low!r}, "
                          f"high={high!r}, gap={gap!r}")
-    if isinstance(keep, (str, bytes)) or not hasattr(keep, "__iter__") or len(list(keep)) > 64:
-        raise ValueError(f"slider_stops: keep must be a list of at most 64 values; got {_check.short(keep)}")
+    keep = _check.items("keep", keep, 64)
     if hi <= lo:
         raise ValueError(f"slider_stops: high must exceed low; got low={low!r}, high={high!r}")
     kept = [float(_check.check_value("keep", k)) for k in keep]
