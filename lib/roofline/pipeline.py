@@ -289,7 +289,7 @@ def schedule(n_stages, n_micro, kind="gpipe", fwd=1.0, bwd=2.0):
     """
     P, M = _whole("n_stages", n_stages), _whole("n_micro", n_micro)
     f, b = _check.check_value("fwd", fwd), _check.check_value("bwd", bwd)
-    if kind not in ("gpipe", "1f1b", "inference", "naive"):
+    if not isinstance(kind, str) or kind not in ("gpipe", "1f1b", "inference", "naive"):
         raise ValueError(f"kind must be 'gpipe', '1f1b', 'inference' or 'naive'; got {_check.short(kind)}")
     _check.work("schedule", SCHEDULE_OPS, {"n_stages": P, "n_micro": M}, 1 if kind in ("inference", "naive") else 2,
                 "operations")
