@@ -190,10 +190,10 @@ def schedule_costs(kind, n_stages, fwd=1.0, bwd=2.0, wgrad=1.0, overlapped=None)
     P = _whole("n_stages", n_stages, 2 if kind == "dualpipe" else 1)
     if kind == "dualpipe" and P % 2:
         raise ValueError(f"n_stages must be even for DualPipe (two directions); got {n_stages!r}")
-    f, b, w = (_check.check_value(n, x) for n, x in (("fwd", fwd), ("bwd", bwd), ("wgrad", wgrad)))
+    f, b, w = (_check.scalar(n, x) for n, x in (("fwd", fwd), ("bwd", bwd), ("wgrad", wgrad)))
     if w > b:
         raise ValueError(f"wgrad must not exceed bwd (W is part of the backward pass); got {wgrad!r} > {bwd!r}")
-    fb = f + b if overlapped is None else _check.check_value("overlapped", overlapped)
+    fb = f + b if overlapped is None else _check.scalar("overlapped", overlapped)
     if kind == "1f1b":
         return dict(bubble=(P - 1) * (f + b), parameters=1, activations=P)
     if kind == "zb1p":
@@ -288,7 +288,7 @@ def schedule(n_stages, n_micro, kind="gpipe", fwd=1.0, bwd=2.0):
     * ``naive``: forwards only, one micro-batch through all stages before the next starts (00:57:34).
     """
     P, M = _whole("n_stages", n_stages), _whole("n_micro", n_micro)
-    f, b = _check.check_value("fwd", fwd), _check.check_value("bwd", bwd)
+    f, b = _check.scalar("fwd", fwd), _check.scalar("bwd", bwd)
     if not isinstance(kind, str) or kind not in ("gpipe", "1f1b", "inference", "naive"):
         raise ValueError(f"kind must be 'gpipe', '1f1b', 'inference' or 'naive'; got {_check.short(kind)}")
     _check.work("schedule", SCHEDULE_OPS, {"n_stages": P, "n_micro": M}, 1 if kind in ("inference", "naive") else 2,
