@@ -393,11 +393,13 @@ def toy_decrypt(blocks, keys):
 
 
 def _sequence(values, name):
-    """``values`` as a 1-D list (one number counts as one), at most 64 of them."""
-    arr = np.atleast_1d(np.asarray(values, dtype=object) if not isinstance(values, (str, bytes)) else None)
-    if arr.ndim != 1 or not 1 <= arr.size <= 64:
+    """``values`` as a list (one number counts as one), 1 to 64 of them."""
+    if isinstance(values, (numbers.Number, np.number)):
+        values = [values]
+    out = _check.items(name, values, 64, "numbers")
+    if not out:
         raise ValueError(f"{name} must be 1 to 64 numbers; got {short(values)}")
-    return arr.tolist()
+    return out
 
 
 TOY_WORK = 1 << 27
@@ -759,7 +761,7 @@ def mlp_avalanche_runs(depth, width=64, residual=False, weight_scale=3.0, nudges
     depth = _count(depth, "depth", 1, 1024)
     width = _count(width, "width", 2, 4096)
     weight_scale = check_value("weight_scale", weight_scale)
-    nudges = np.array([check_value("nudge", v) for v in _sequence(nudges, "nudges")])
+    nudges = np.array([_check.scalar("nudges", v) for v in _sequence(nudges, "nudges")])
     seeds = [_count(sd, "seeds", 0, 1 << 31) for sd in _sequence(seeds, "seeds")]
     n_inputs = _count(n_inputs, "n_inputs", 1, 1 << 16)
     for name, flag in (("residual", residual), ("layernorm", layernorm)):
