@@ -502,6 +502,21 @@ def toy_differentials(rounds, delta, n_blocks=4096, seed=0, ideal=False):
     return out
 
 
+def _exact_tables(delta, top, seed, ideal):
+    """The exact differentials' checked arguments and rounds 2 and 3's functions as tables over 2^16 halves."""
+    if isinstance(delta, bool) or not isinstance(delta, numbers.Integral) or not 1 <= delta < 1 << 16:
+        raise ValueError(f"delta must be an integer in [1, 2**16) (a difference in the y half); got {short(delta)}")
+    top = _count(top, "top", 1, 1 << 16)
+    seed = _seed(seed)
+    if not isinstance(ideal, (bool, np.bool_)):
+        raise ValueError(f"ideal must be True or False; got {short(ideal)}")
+    if ideal:
+        t2, t3 = (t.astype(np.uint32) for t in ideal_round_tables(3, seed)[1:])
+    else:
+        t2, t3 = (toy_round_function(_HALVES, k) for k in toy_keys(3, seed)[1:])
+    return top, t2, t3
+
+
 def toy_differentials3_exact(delta=1, top=16, seed=0, ideal=False):
     """The ``top`` most likely three-round output differences for an input difference ``delta`` in the
     ``y`` half (1 to 2^16 - 1), computed exactly rather than sampled, as ``(probabilities, differences)``,
@@ -521,16 +536,7 @@ def toy_differentials3_exact(delta=1, top=16, seed=0, ideal=False):
     >>> [hex(v) for v in d], [float(x * 2**32) for x in p]   # 1024 x 52 and 2048 x 24 of 2^32
     (['0x94501861', '0x12821821'], [53248.0, 49152.0])
     """
-    if isinstance(delta, bool) or not isinstance(delta, numbers.Integral) or not 1 <= delta < 1 << 16:
-        raise ValueError(f"delta must be an integer in [1, 2**16) (a difference in the y half); got {short(delta)}")
-    top = _count(top, "top", 1, 1 << 16)
-    seed = _seed(seed)
-    if not isinstance(ideal, (bool, np.bool_)):
-        raise ValueError(f"ideal must be True or False; got {short(ideal)}")
-    if ideal:
-        t2, t3 = (t.astype(np.uint32) for t in ideal_round_tables(3, seed)[1:])
-    else:
-        t2, t3 = (toy_round_function(_HALVES, k) for k in toy_keys(3, seed)[1:])
+    top, t2, t3 = _exact_tables(delta, top, seed, ideal)
     c2 = np.bincount(t2 ^ t2[_HALVES ^ np.uint32(delta)], minlength=1 << 16)   # round 2: counts of v
     vs = np.flatnonzero(c2)
     _check.work("toy_differentials3_exact", 1 << 27, {"round 2's possible v": vs.size, "inputs s": 1 << 16}, 1,
@@ -600,16 +606,7 @@ def toy_differentials4_exact(delta=1, top=16, seed=0, ideal=False):
     >>> [hex(v) for v in d], [float(x * 2**32) for x in p]   # 32 x 132 and 32 x 128 of 2^32
     (['0x6f6f0000', '0x68ff0000'], [4224.0, 4096.0])
     """
-    if isinstance(delta, bool) or not isinstance(delta, numbers.Integral) or not 1 <= delta < 1 << 16:
-        raise ValueError(f"delta must be an integer in [1, 2**16) (a difference in the y half); got {short(delta)}")
-    top = _count(top, "top", 1, 1 << 16)
-    seed = _seed(seed)
-    if not isinstance(ideal, (bool, np.bool_)):
-        raise ValueError(f"ideal must be True or False; got {short(ideal)}")
-    if ideal:
-        t2, t3 = (t.astype(np.uint32) for t in ideal_round_tables(3, seed)[1:])
-    else:
-        t2, t3 = (toy_round_function(_HALVES, k) for k in toy_keys(3, seed)[1:])
+    top, t2, t3 = _exact_tables(delta, top, seed, ideal)
     c = _differential4_counts(t2, t3, delta)
     order = np.lexsort((_HALVES, -c))[:top]
     return c[order] / 2.0**32, _HALVES[order] << 16
