@@ -3,13 +3,14 @@
 The committed generated script is what the library generates now (so a changed expression or
 registry row with a stale script fails here, and the book build fails too); every registered
 equation, in every variant, prints as JavaScript that Node evaluates to numpy's value; each live
-figure offers the controls of its chapter's ipywidgets cell; each chapter puts its placeholder on
-the page. The browser test (tests/browser/test_live.py) moves the controls on the built pages.
+figure's notebook controls (:mod:`roofline.widget`) are its declaration's; each chapter shows it from the
+declaration and puts its placeholder on the page. The browser test (tests/browser/test_live.py) moves the controls on the built pages.
 """
 
 import ast
 import json
 import pathlib
+import re
 import shutil
 import subprocess
 
@@ -112,64 +113,57 @@ def test_generated_functions_agree_with_numpy(tmp_path):
     assert not bad, "\n".join(bad[:10])
 
 
-# -- the controls are the ipywidgets cell's ---------------------------------------------------------
-WIDGET_KINDS = {"Dropdown": "select", "ToggleButtons": "select", "IntSlider": "range", "FloatLogSlider": "range",
-                "FloatSlider": "range", "SelectionSlider": "range", "Checkbox": "check"}
-
-
-def widget_controls(chapter):
-    """The ``controls = dict(...)`` of a chapter's widget cell: name -> (widget class, literal keywords)."""
-    nb = json.loads((ROOT / "notebooks" / f"{chapter}.ipynb").read_text())
-    for cell in nb["cells"]:
-        src = "".join(cell["source"])
-        if cell["cell_type"] != "code" or "controls = dict(" not in src:
-            continue
-        tree = ast.parse("\n".join(line for line in src.splitlines() if not line.startswith("%")))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "controls":
-                out = {}
-                for kw in node.value.keywords:
-                    literal = {}
-                    for k in kw.value.keywords:
-                        try:
-                            literal[k.arg] = ast.literal_eval(k.value)
-                        except ValueError:
-                            try:  # a comprehension of numbers, options=[2**k for k in range(9, 20)]
-                                literal[k.arg] = eval(compile(ast.Expression(k.value), chapter, "eval"),
-                                                      {"__builtins__": {}, "range": range})
-                            except NameError:
-                                pass  # a name or a call: the value the notebook computes
-                    out[kw.arg] = (kw.value.func.attr, literal)
-                return out
-    raise AssertionError(f"{chapter}: no widget cell with controls = dict(...)")
+# -- the notebook's controls are the declaration's ------------------------------------------------------
+WIDGET_KINDS = {"Dropdown": "select", "ToggleButtons": "select", "SelectionSlider": "range", "Checkbox": "check"}
 
 
 @pytest.mark.parametrize("key", sorted(web.LIVE))
-def test_controls_are_the_widget_cells(key):
+def test_notebook_controls_are_the_declarations(key):
+    """roofline.widget.controls: one ipywidgets control per declared control, with its label, its options or
+    stops (a slider's read out as the page reads them), its start; the figure reads the same settings back."""
+    from roofline import widget
+
     live = web.LIVE[key]
-    widgets = widget_controls(live.chapter)
-    assert [c.name for c in live.controls] == list(widgets), f"{key}: controls differ from the widget cell's"
+    made = widget.controls(key)
+    assert list(made) == [c.name for c in live.controls]
     for c in live.controls:
-        kind, kw = widgets[c.name]
-        assert WIDGET_KINDS[kind] == c.kind, f"{key}.{c.name}: {kind} is not a {c.kind}"
-        assert kw.get("description") == c.label, f"{key}.{c.name}: label {c.label!r}, widget {kw.get('description')!r}"
-        if "options" in kw and kind == "SelectionSlider":
-            assert tuple(kw["options"]) == c.grid, f"{key}.{c.name}: the slider's stops differ"
-        elif "options" in kw and all(isinstance(o, tuple) for o in kw["options"]):  # (label, value) pairs
-            assert tuple(kw["options"]) == tuple(zip(c.labels, c.options)), f"{key}.{c.name}: options differ"
-        elif "options" in kw:
-            assert tuple(kw["options"]) == c.options, f"{key}.{c.name}: options differ"
-        if kind == "IntSlider":
-            assert (c.grid[0], c.grid[-1], c.grid[1] - c.grid[0]) == (kw["min"], kw["max"], kw.get("step", 1))
-        if kind == "FloatLogSlider":
-            grid = np.log10(c.grid)
-            assert (round(grid[0], 6), round(grid[-1], 6)) == (kw["min"], kw["max"]), f"{key}.{c.name}: range"
-        if kind == "FloatSlider":  # every step from min to max, and the start where it is off the steps (1/3)
-            steps = np.round(np.arange(kw["min"], kw["max"] + kw["step"] / 2, kw["step"]), 10)
-            assert set(c.grid) - set(steps) <= {c.value}, f"{key}.{c.name}: grid off the widget's steps"
-            assert set(steps) <= set(c.grid), f"{key}.{c.name}: the grid misses some of the widget's steps"
-        if "value" in kw:
-            assert c.value == kw["value"], f"{key}.{c.name}: starts at {c.value!r}, widget at {kw['value']!r}"
+        w = made[c.name]
+        assert WIDGET_KINDS[type(w).__name__] == c.kind, f"{key}.{c.name}: {type(w).__name__} is not a {c.kind}"
+        assert w.description == c.label and w.value == c.value, f"{key}.{c.name}"
+        if c.kind == "select":
+            assert tuple(w.options) == tuple(zip(c.labels or map(str, c.options), c.options)), f"{key}.{c.name}"
+        if c.kind == "range":
+            assert tuple(w.options) == tuple(zip(c.readouts, c.grid)), f"{key}.{c.name}"
+    fig = widget.figure(key, made)
+    assert fig.view.state == live.defaults
+    for c in live.controls:  # the last option or stop of each, one at a time, then back
+        w = made[c.name]
+        last = (not c.value) if c.kind == "check" else w.options[-1][1]
+        w.value = last
+        assert fig.view.state == dict(live.defaults, **{c.name: last}), f"{key}.{c.name}"
+        w.value = c.value
+
+
+def test_a_notebook_figure_takes_only_its_own_controls():
+    from roofline import widget
+
+    with pytest.raises(ValueError, match="key must name a live figure"):
+        widget.controls("bogus")
+    with pytest.raises(ValueError, match=r"controls must be live figure pipeline's, by name"):
+        widget.figure("pipeline", widget.controls("decode"))
+    with pytest.raises(ValueError, match=r"has no control 'bogus'"):
+        widget.frame("pipeline", bogus=1)
+
+
+@pytest.mark.parametrize("key", sorted(web.LIVE))
+def test_each_chapter_shows_its_declared_figure(key):
+    """The chapter's notebook shows live figure ``key`` from its declaration, its static frame and its widget, and
+    types no control of its own for it."""
+    nb = json.loads((ROOT / "notebooks" / f"{web.LIVE[key].chapter}.ipynb").read_text())
+    code = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    assert any(f'widget.frame("{key}")' in src for src in code), f"{key}: no cell draws widget.frame({key!r})"
+    assert any(f'widget.figure("{key}", controls)' in src for src in code), f"{key}: no cell shows the widget"
+    assert not any(re.search(r"^controls = dict\(", src, re.M) for src in code), f"{key}: controls typed by hand"
 
 
 @pytest.mark.parametrize("key", sorted(web.LIVE))
@@ -273,7 +267,7 @@ def test_dropdown_of_labelled_values():
 
 
 # -- the page's formatters --------------------------------------------------------------------------
-LIVE_JS = ROOT / "book" / "_static" / "roofline-live.js"
+LIVE_JS = ROOT / "lib" / "roofline" / "static" / "roofline-live.js"
 
 
 def _page_formatters(tmp_path, values):

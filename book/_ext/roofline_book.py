@@ -2,8 +2,10 @@
 
 Live figures without a kernel. A chapter marks where a live figure goes with
 ``<div class="roofline-live" data-figure="KEY">``; only those pages load ``roofline-generated.js`` (the
-library's equations and registry data, written by :mod:`roofline.web`) and ``roofline-live.js`` (the
-controls and the plotter), both served from ``_static``. The generated script is written afresh into the
+library's equations and registry data, written by :mod:`roofline.web`), ``roofline-live.js`` (the
+controls and the plotter) and ``roofline-live.css``, all served from ``_static``. The last two live in the
+package (``roofline/static``), because a notebook's live figure (:mod:`roofline.widget`) is the same script
+and style: the build adds that folder to ``html_static_path``. The generated script is written afresh into the
 built ``_static`` at every build, and the build warns (an error under ``-W``) when the committed copy in
 ``book/_static`` is stale: ``python -m roofline.web book/_static/roofline-generated.js`` refreshes it.
 
@@ -42,6 +44,7 @@ from pathlib import Path
 from sphinx.util import logging
 
 LIVE_SCRIPTS = ("roofline-generated.js", "roofline-live.js")  # in load order: data and equations first
+LIVE_CSS = "roofline-live.css"
 _logger = logging.getLogger(__name__)
 
 
@@ -73,6 +76,14 @@ def add_live_scripts(app, pagename, templatename, context, doctree):
     if 'class="roofline-live"' in (context.get("body") or ""):
         for name in LIVE_SCRIPTS:
             app.add_js_file(name, loading_method="defer")  # on this page only (Sphinx >= 3.5)
+        app.add_css_file(LIVE_CSS)
+
+
+def serve_package_static(app, config):
+    """The package's static folder (roofline-live.js and .css) among the book's static paths."""
+    from roofline import widget
+
+    config.html_static_path = list(config.html_static_path) + [str(widget.STATIC)]
 
 
 def drop_launch_buttons(app, pagename, templatename, context, doctree):
@@ -121,6 +132,7 @@ def nitpick_ignore_as_tuples(app, config):
 def setup(app):
     app.connect("config-inited", nitpick_ignore_as_tuples)
     app.connect("config-inited", encrypt_kernel_transport)
+    app.connect("config-inited", serve_package_static)
     app.connect("builder-inited", check_live_bundle)
     app.connect("build-finished", write_live_bundle)
     app.connect("html-page-context", add_live_scripts)

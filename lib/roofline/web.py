@@ -1,41 +1,44 @@
 """The published page's live figures: JavaScript generated from the library's equations, and registry data.
 
-A reader of the published book has no kernel. For each chapter's main live figure
-this module writes what a browser needs to redraw it as the reader moves a
-control: every equation the figure plots, printed from its sympy expression by
-sympy's JavaScript code printer (no formula is typed a second time), the values
-of the registry's models and chips the figure can be set to, and the controls
-themselves, the same ones the chapter's ipywidgets cell offers. The book's own
-script (``book/_static/roofline-live.js``) draws the figure from these; the book's
-Sphinx extension regenerates :func:`bundle` at every build and fails the build if
-the committed copy (``book/_static/roofline-generated.js``) is stale.
+A reader of the published book has no kernel.
+For each chapter's main live figure this module writes what a browser needs to redraw it as the reader
+moves a control: every equation the figure plots, printed from its sympy expression by sympy's
+JavaScript code printer (no formula is typed a second time), the values of the registry's models and
+chips the figure can be set to, and the controls themselves. The live figures' script
+(``roofline/static/roofline-live.js``, served by the book) draws the figure from these; the book's
+Sphinx extension regenerates :func:`bundle` at every build and fails the build if the committed copy
+(``book/_static/roofline-generated.js``) is stale. In a notebook, :mod:`roofline.widget` shows the
+same script's figure under ipywidgets controls made from the same declaration.
 
-A chapter's figure is one :class:`Live`: the equations it evaluates (registered
-ones, and the few sympy expressions of :data:`EXPRESSIONS` that a library algorithm
-solves, such as chapter 5's optimum condition), its controls
-(each as the chapter's ipywidgets cell has it: same name, description, range and
-start; with :meth:`Control.unless`, the settings at which it cannot change the figure,
-found by the library, where the page disables it with a note) and a function that
-exports the data it needs, computed by the library (a deployment's values by keyword,
-the chips an expert layer uses). A figure that is
-curves of equations against one keyword per panel is described whole by a
-:class:`Plot` (chapter 4's is) and needs no script of its own; a figure with more
-(chapter 1's balance point and memory wall, chapter 3's timelines, chapter 5's
-optimum found by bisection, chapter 6's price step, chapter 7's memory timelines, chapter 8's
-fresh prompts and break-even batch) adds a ``compute`` and a
-``draw`` function to the script's ``FIGURES``, which call the generated equations and type no formula.
+A chapter's figure is declared once, as one :class:`Live`: the equations it evaluates (registered
+ones, and the few sympy expressions of :data:`EXPRESSIONS` that a library algorithm solves, such as
+chapter 5's optimum condition), its controls (name, label in the lecture's terms, options or stops,
+start; with :meth:`Control.unless`, the settings at which it cannot change the figure, found by the
+library, where the page and the notebook disable it with a note), a function that exports the data it
+needs, computed by the library (a deployment's values by keyword, the chips an expert layer uses), and
+``frame``, the chapter's matplotlib figure at given settings (the static frame a reader without
+JavaScript sees; ``live_frame`` in the chapter's figure module). A figure that is curves of equations
+against one keyword per panel is described whole by a :class:`Plot` (chapter 4's is) and needs no
+script of its own; a figure with more (chapter 1's balance point and memory wall, chapter 3's
+timelines, chapter 5's optimum found by bisection, chapter 6's price step, chapter 7's memory
+timelines, chapter 8's fresh prompts and break-even batch) adds a ``compute`` and a ``draw`` function
+to the script's ``FIGURES``, which call the generated equations and type no formula.
 
 Adding a chapter's live figure
 ------------------------------
 1. Here: a function that returns its :class:`Live` (with :func:`curves` and a :class:`Plot`
    where that suffices), added to :data:`LIVE`; its data from :func:`deployments` and
-   :func:`window_tables` or any other library call.
-2. In the chapter notebook, next to the static figure, a markdown cell holding
-   ``<div class="roofline-live" data-figure="KEY"></div>`` (:func:`placeholder`).
+   :func:`window_tables` or any other library call; its ``frame`` a ``live_frame(settings)`` in the
+   chapter's figure module.
+2. In the chapter notebook: a cell ``widget.frame("KEY")`` (the static frame), just after it a markdown
+   cell holding ``<div class="roofline-live" data-figure="KEY"></div>`` (:func:`placeholder`; the page
+   draws the live figure there and hides the frame), and a cell ``controls = widget.controls("KEY")``,
+   ``widget.figure("KEY", controls)`` (the notebook's live figure).
 3. ``python -m roofline.web book/_static/roofline-generated.js``.
-4. In ``tests/browser/test_live.py``: ``expect_KEY`` (what the widget cell plots, from the
+4. In ``tests/browser/test_live.py``: ``expect_KEY`` (what the figure plots, from the
    library) and ``got_KEY`` (the same values read from the page), and a second starting state.
-   ``tests/test_web.py`` checks the controls against the widget cell and the placeholder by itself.
+   ``tests/test_web.py`` checks the notebook's controls against the declaration and the placeholder;
+   ``tests/browser/test_widget.py`` drives the notebook's figure.
 
 >>> print(js_function(roofline_eq("pipeline.bubble_fraction")))
 function (n_stages, n_micro) { return (n_stages - 1)/(n_stages + n_micro - 1); }
@@ -58,7 +61,8 @@ from sympy.printing.jscode import JavascriptCodePrinter
 from . import (_check, equations, hardware, lecture, models, moe, moe_data, pipeline, prefill, registry, revnet,
                serving, symbols, training, training_runs)
 from .figures import decode as fig_decode, memory as fig_memory, moe as fig_moe, revnet as fig_revnet
-from .figures import live as fig_live, prefill as fig_prefill, serving as fig_serving, training as fig_training
+from .figures import live as fig_live, pipeline as fig_pipeline, prefill as fig_prefill, serving as fig_serving
+from .figures import training as fig_training
 from .notebook import deploy
 
 GENERATED = "roofline-generated.js"
@@ -243,8 +247,29 @@ class Control:
         if self.kind not in ("select", "range", "check"):
             raise ValueError(f"control {self.name}: kind must be 'select', 'range' or 'check'; got {self.kind!r}")
 
+    @property
+    def readouts(self):
+        """What a slider shows at each of its stops (a range control's; empty for others), written once here for
+        the notebook's SelectionSlider and the page's readout alike: a log slider's stops as counts
+        (:func:`roofline.figures.live.count`: 100B, 32.8K), whole numbers with thousands separated, others to
+        three significant figures.
+
+        >>> int_slider("micro", "micro m", 1, 3, 2).readouts, log_slider("b", "batch", 3, 4, 1e3, 0.5).readouts
+        (('1', '2', '3'), ('1K', '3.2K', '10K'))
+        >>> float_slider("p", "$/GPU-h", 0.5, 1.5, 1 / 3, 0.5).readouts
+        ('0.333', '0.5', '1', '1.5')
+        """
+        if self.kind != "range":
+            return ()
+        if self.log:
+            return tuple(fig_live.count(v) for v in self.grid)
+        return tuple(f"{round(v):,}" if float(v).is_integer() else f"{float(v):.3g}" for v in self.grid)
+
     def as_json(self):
-        return {k: v for k, v in dataclasses.asdict(self).items() if v not in ((), None, "") or k == "value"}
+        out = {k: v for k, v in dataclasses.asdict(self).items() if v not in ((), None, "") or k == "value"}
+        if self.readouts:
+            out["readouts"] = list(self.readouts)
+        return out
 
     def inert_note(self, state):
         """Why this control cannot change its figure at ``state`` (control name -> value), or None: the note of its
@@ -454,6 +479,14 @@ class Live:
         Its controls, in the order the ipywidgets cell shows them.
     data : callable
         ``data(live)``: what it needs from the registry, as JSON-ready values.
+    caption : str
+        What the figure shows, for the line above it.
+    plot : Plot or None
+        The figure's whole description, where the page draws it with no code of its own.
+    frame : callable or None
+        ``frame(settings)``: the chapter's matplotlib figure (a :class:`roofline.figures.live.LiveFigure`) at
+        ``settings`` (control name -> value): the static frame a reader without JavaScript sees, and nbval
+        compares (:meth:`figure`, :func:`roofline.widget.frame`).
     """
 
     key: str
@@ -463,11 +496,12 @@ class Live:
     data: object
     caption: str = ""
     plot: object = None
+    frame: object = None
 
     def __post_init__(self):
         _check.record(self)
         if not all(isinstance(c, Control) for c in self.controls) or not callable(self.data) or not (
-                self.plot is None or isinstance(self.plot, Plot)):
+                self.plot is None or isinstance(self.plot, Plot)) or not (self.frame is None or callable(self.frame)):
             raise ValueError(f"live figure {self.key}: controls must be Controls, data a callable and plot a Plot or "
                              f"None; got {_check.short(self.controls)}, {_check.short(self.data)}, "
                              f"{_check.short(self.plot)}")
@@ -483,6 +517,21 @@ class Live:
             if c.name == name:
                 return c
         raise ValueError(f"live figure {self.key} has no control {name!r}; it has {[c.name for c in self.controls]}")
+
+    @property
+    def defaults(self):
+        """Every control's start, by name."""
+        return {c.name: c.value for c in self.controls}
+
+    def figure(self, **settings):
+        """The chapter's matplotlib figure at the controls' starts, changed by ``settings`` (control name ->
+        value); ``.frame()`` of it is the static frame."""
+        if self.frame is None:
+            raise ValueError(f"live figure {self.key} declares no static frame")
+        unknown = sorted(set(settings) - set(self.defaults))
+        if unknown:
+            raise ValueError(f"live figure {self.key} has no control {unknown[0]!r}; it has {list(self.defaults)}")
+        return self.frame({**self.defaults, **settings})
 
     def as_json(self):
         out = {"chapter": self.chapter, "caption": self.caption, "equations": list(self.equations),
@@ -583,7 +632,7 @@ class Plot:
         return dataclasses.asdict(self)
 
 
-def curves(key, chapter, controls, plot, data, caption=""):
+def curves(key, chapter, controls, plot, data, caption="", frame=None):
     """A :class:`Live` drawn from ``plot`` alone: its equations are those the plot names."""
     _check.instance("plot", plot, Plot, "a Plot")
     controls = _values("controls", controls)
@@ -593,7 +642,7 @@ def curves(key, chapter, controls, plot, data, caption=""):
     missing = [c for c in list(plot.keywords.values()) + [c for c in plot.deployment if c] if c not in known]
     if missing:
         raise ValueError(f"live figure {key}: the plot uses controls {missing} that it does not have")
-    return Live(key, chapter, plot.equations(), tuple(controls), data, caption, plot)
+    return Live(key, chapter, plot.equations(), tuple(controls), data, caption, plot, frame)
 
 
 # -- chapter 1: step time and cost per token against batch ----------------------------------------
@@ -662,14 +711,14 @@ def _decode_live():
         checkbox("refined", "experts touched + attention FLOPs").unless(*_refined_inert(precisions)),
     )
     return Live("decode", "01_batch_size", _DECODE_EQS, controls, _decode_data,
-                "Step time (left) and cost per token (right) against batch.")
+                "Step time (left) and cost per token (right) against batch.", frame=fig_decode.live_frame)
 
 
 # -- chapter 2: the step with the all-to-all --------------------------------------------------------
 _MOE_EQS = ("decode.compute_time_s", "decode.weight_time_s", "decode.kv_time_s", "decode.memory_time_s",
             "decode.max_batch_n", "moe.comm_time_s", "moe.step_with_comm_s", "moe.step_with_comm_s[overlap=full]")
-_MOE_PRECISION = "fp4"  # chapter 2's widget: FP4 weights, or the chip's lowest precision
-_MOE_ACT = ("fp8", "bf16")  # dispatch, combine: the activations' precisions (moe_data.act_bytes_per_value)
+_MOE_PRECISION = fig_moe.LIVE_PRECISION  # FP4 weights, or the chip's lowest precision
+_MOE_ACT = fig_moe.LIVE_ACTIVATIONS  # dispatch, combine: the activations' precisions (moe_data.act_bytes_per_value)
 _MOE_LAYOUTS = (("one rack's, split", "split"), ("each rack's", "widen"))  # moe.layout_chips
 _MOE_LINKS = (("64-byte floor", "floor"), ("calibrated", "calibrated"))  # moe_data.link_values
 
@@ -738,7 +787,7 @@ def _moe_live():
         log_slider("context", "context (tokens)", 1, 6, 2048),  # chapter 2's chat-length context
     )
     return Live("moe", "02_moe_layout", _MOE_EQS, controls, _moe_data,
-                "The decode step with the all-to-all against batch.")
+                "The decode step with the all-to-all against batch.", frame=fig_moe.live_frame)
 
 
 # -- chapter 3: pipeline timelines --------------------------------------------------------------
@@ -755,11 +804,11 @@ def _pipeline_live():
         select("kind", "schedule", ("gpipe", "1f1b", "inference", "naive"), "1f1b"),
     )
     return Live("pipeline", "03_pipeline_parallelism", ("pipeline.bubble_fraction",), controls, _pipeline_data,
-                "The timeline of one schedule.")
+                "The timeline of one schedule.", frame=fig_pipeline.live_frame)
 
 
 # -- chapter 4: memory per GPU against stages, the weight floor against scale-up size ---------------
-_MEMORY_PRECISION = "fp8"  # chapter 4's widget: FP8 weights, or the chip's lowest precision
+_MEMORY_PRECISION = fig_memory.LIVE_PRECISION  # FP8 weights, or the chip's lowest precision
 
 
 def _memory_data(live):
@@ -799,7 +848,7 @@ def _memory_live():
               "at P = {stages}")
     return curves("memory", "04_pipelining_memory", controls, plot, _memory_data,
                   "Memory per GPU against pipeline stages (left); the weight-fetch floor against scale-up size "
-                  "(right).")
+                  "(right).", frame=fig_memory.live_frame)
 
 
 # -- chapter 5: the costs of one quality against pre-training tokens, over-training against traffic -----
@@ -830,13 +879,13 @@ def _training_live():
     )
     return Live("training", "05_overtraining", _TRAINING_EQS, controls, _training_data,
                 "Costs of the lecture model's quality against pre-training tokens (left); over-training against "
-                "traffic (right).")
+                "traffic (right).", frame=fig_training.live_frame)
 
 
 # -- chapter 6: cost per token against context under a two-tier price, and against pass length ----------
 _SERVING_EQS = ("serving.pass_compute_time_s", "serving.pass_memory_time_s", "serving.pass_time_s",
                 "serving.pass_cost_per_token_usd", "decode.max_batch_n", "decode.balance_context_tokens")
-_SERVING_MODEL, _SERVING_PRECISION = "DeepSeek (lecture)", "fp4"  # chapter 6's widget: deploy(model, chip, "fp4")
+_SERVING_MODEL, _SERVING_PRECISION = fig_serving.LIVE_MODEL, "fp4"  # deploy(model, chip, "fp4")
 _SERVING_BATCH, _SERVING_CONTEXT = 16384, 32000  # chapter 6's figure: a large batch, a 32K context
 
 
@@ -880,7 +929,7 @@ def _serving_live():
     )
     return Live("serving", "06_api_pricing", _SERVING_EQS, controls, _serving_data,
                 "Cost per output token against context under a two-tier price (left); cost per token against "
-                "pass length (right).")
+                "pass length (right).", frame=fig_serving.live_frame)
 
 
 # -- chapter 7: activations held over a training step, stored, checkpointed and reversible ------------------
@@ -888,7 +937,7 @@ _REVNET_VARIANT = {"scores": "flash", "dropout": "off"}  # TimelineFigure's defa
 _REVNET_LAYER = equation_id(revnet.layer_activation_bytes.under(**_REVNET_VARIANT))
 _REVNET_HELD = {k: equation_id(revnet.training_activation_bytes.under(activations=k, **_REVNET_VARIANT))
                 for k in fig_revnet.KINDS}
-HEAD_DIM = 128  # chapter 7's widget cell: heads of 128 dimensions (n_heads = d_model // 128)
+HEAD_DIM = fig_revnet.HEAD_DIM  # heads of 128 dimensions (n_heads = d_model // 128)
 
 
 def _revnet_data(live):
@@ -914,7 +963,8 @@ def _revnet_live():
         select("saved_act_bytes", "bytes/act.", (("FP32 (4 B)", 4), ("BF16 (2 B)", 2), ("FP8 (1 B)", 1)), 2),
     )
     return Live("revnet", "07_crypto_and_nets", (_REVNET_LAYER, *_REVNET_HELD.values()), controls, _revnet_data,
-                "Activations held over one training step: stored, checkpointed and reversible.")
+                "Activations held over one training step: stored, checkpointed and reversible.",
+                frame=fig_revnet.live_frame)
 
 
 # -- chapter 8: time to first token against prompt length, a user's speed against batch with speculation ------
@@ -975,7 +1025,7 @@ def _prefill_live():
     )
     return Live("prefill", "08_prefill_and_speculation", _PREFILL_EQS, controls, _prefill_data,
                 "Time to first token against prompt length (left); tokens a second per user against batch, with "
-                "and without speculation (right).")
+                "and without speculation (right).", frame=fig_prefill.live_frame)
 
 
 LIVE = {live.key: live for live in (_decode_live(), _moe_live(), _pipeline_live(), _memory_live(),

@@ -359,3 +359,13 @@ class DecodeFigure(LiveFigure):
 
     def _changing(self):
         return [a for group in (self.latency, self.cost) for a in group.values()] + self.markers + [self.label]
+
+
+def live_frame(settings):
+    """Chapter 1's live figure as matplotlib draws it at ``settings`` (its controls' values, by name: model, chip,
+    precision, batch, context, refined): the static frame of :data:`roofline.web.LIVE` ``["decode"]``."""
+    from ..notebook import deploy
+
+    s = settings
+    return DecodeFigure(deploy(s["model"], s["chip"], s["precision"]), len_ctx=s["context"],
+                        marker_batch=s["batch"], refined=s["refined"])

@@ -134,3 +134,17 @@ class MemoryFigure(LiveFigure):
 
     def _changing(self):
         return list(self.mem.values()) + [self.marker, self.floor["floor"], self.dot, self.title]
+
+
+def live_frame(settings):
+    """Chapter 4's live figure as matplotlib draws it at ``settings`` (model, chip, gpus, stages, micro,
+    context): FP8 weights, or the chip's lowest precision, on ``gpus`` GPUs per stage."""
+    from ..notebook import deploy
+
+    s = settings
+    return MemoryFigure(deploy(s["model"], s["chip"], LIVE_PRECISION, n_chips=s["gpus"]),
+                        micro_batch=round(s["micro"]), len_ctx=s["context"], n_stages=s["stages"])
+
+
+LIVE_PRECISION = "fp8"
+"""Chapter 4's live figure: FP8 weights, or the chip's lowest precision."""

@@ -303,3 +303,30 @@ class MoeFigure(LiveFigure):
 
     def _changing(self):
         return list(self.parts.values()) + [self.marker, self.label]
+
+
+def live_frame(settings):
+    """Chapter 2's live figure as matplotlib draws it at ``settings`` (model, chip, top_k, racks, layout, links,
+    batch, context): top-K at fixed active parameters (experts split finer: only the all-to-all's bytes follow
+    K), the layer over the GPUs :func:`roofline.moe.layout_chips` gives, FP4 weights, activations out in FP8
+    and back in BF16, the links' latency and bandwidths from :func:`roofline.moe_data.link_values`."""
+    import dataclasses
+
+    from .. import hardware, models, moe, moe_data
+    from ..notebook import deploy
+
+    s = settings
+    m = models.get(s["model"])
+    m = dataclasses.replace(m, active_routed_experts=min(s["top_k"], m.routed_experts))
+    h = hardware.get(s["chip"])
+    chips, racks = moe.layout_chips(m.routed_experts, h.scaleup_domain, s["racks"], s["layout"])
+    d = dataclasses.replace(deploy(s["model"], s["chip"], LIVE_PRECISION, n_chips=chips), model=m)
+    return MoeFigure(d, len_ctx=s["context"], n_racks=racks, marker_batch=s["batch"],
+                     act_bytes=moe_data.act_bytes_per_value(*LIVE_ACTIVATIONS),
+                     **moe_data.link_values(h, racks, s["links"]))
+
+
+LIVE_PRECISION = "fp4"
+"""Chapter 2's live figure: FP4 weights, or the chip's lowest precision."""
+LIVE_ACTIVATIONS = ("fp8", "bf16")
+"""Chapter 2's live figure: the activations' precisions out (dispatch) and back (combine)."""

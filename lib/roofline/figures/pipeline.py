@@ -201,3 +201,8 @@ class CutFigure(LiveFigure):
 
     def _changing(self):
         return list(self.bars) + [self.title]
+
+
+def live_frame(settings):
+    """Chapter 3's live figure as matplotlib draws it at ``settings`` (stages, micro, kind), unlabelled."""
+    return PipelineFigure(settings["stages"], settings["micro"], settings["kind"], labels=False)

@@ -252,3 +252,13 @@ def _drafts(pass_len):
 def _seconds(t):
     """A time as a reader writes it: 35 ms, 1.2 s."""
     return f"{t * 1e3:.3g} ms" if t < 1 else f"{t:.3g} s"
+
+
+def live_frame(settings):
+    """Chapter 8's live figure as matplotlib draws it at ``settings`` (model, chip, precision, prompt, batch,
+    context, accept, drafts): ``drafts`` drafted tokens, so passes of ``drafts + 1``."""
+    from ..notebook import deploy
+
+    s = settings
+    return PrefillFigure(deploy(s["model"], s["chip"], s["precision"]), prompt_tokens=s["prompt"],
+                         batch=s["batch"], len_ctx=s["context"], accept_rate=s["accept"], pass_len=s["drafts"] + 1)

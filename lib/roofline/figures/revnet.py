@@ -432,3 +432,16 @@ class AvalancheFigure(LiveFigure):
 
     def _changing(self):
         return list(self.lines.values()) + [self.title]
+
+
+def live_frame(settings):
+    """Chapter 7's live figure as matplotlib draws it at ``settings`` (n_layers, d_model, micro_batch, len_ctx,
+    saved_act_bytes): heads of :data:`HEAD_DIM` dimensions, against an H100's HBM."""
+    from .. import hardware
+
+    return TimelineFigure(n_heads=settings["d_model"] // HEAD_DIM, hbm_bytes=hardware.get("H100").hbm_bytes,
+                          **settings)
+
+
+HEAD_DIM = 128
+"""Chapter 7's live figure: heads of 128 dimensions (``n_heads = d_model // 128``)."""

@@ -328,3 +328,19 @@ def control_stops(kv_start, decode_batch_start):
             "batch": slider_stops(10, 1e5, keep=(16384,)),
             "decode_batch": slider_stops(1, 1e5, keep=(decode_batch_start,)),
             "context": slider_stops(1e3, 1e6, keep=(32000,))}
+
+
+def live_frame(settings):
+    """Chapter 6's live figure as matplotlib draws it at ``settings`` (n_active, total_ratio, kv, chip, price,
+    batch, decode_batch, context): the lecture's model, FP4, on ``chip`` rented at ``price``, with the
+    parameters and cache bytes the controls set."""
+    from ..notebook import deploy
+
+    s = settings
+    d = deploy(LIVE_MODEL, s["chip"], "fp4", price=s["price"])
+    values = dict(d.values, n_active=s["n_active"], n_total=s["n_active"] * s["total_ratio"], kv_bytes=s["kv"])
+    return ServingFigure(values, batch=s["batch"], len_ctx=s["context"], decode_batch=s["decode_batch"])
+
+
+LIVE_MODEL = "DeepSeek (lecture)"
+"""Chapter 6's live figure: the lecture's model, its parameters and cache set by the controls."""

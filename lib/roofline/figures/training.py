@@ -199,3 +199,8 @@ class TrainingFigure(LiveFigure):
     def _changing(self):
         return list(self.costs.values()) + list(self.factors.values()) + list(self.dots.values()) + [
             self.marker, self.title]
+
+
+def live_frame(settings):
+    """Chapter 5's live figure as matplotlib draws it at ``settings`` (its keywords, by name)."""
+    return TrainingFigure(**settings)

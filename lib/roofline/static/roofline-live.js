@@ -287,10 +287,9 @@
   // -- controls --------------------------------------------------------------------------------
   /* A slider's readout: a log slider's value as count() writes it (50M tokens/s, 100B parameters, 16.4K), a whole
    * number with thousands separated (8,192), any other to three figures (1/3 as 0.333). */
+  /* A control's value as its readout shows it: a slider's stop as the library wrote it (Control.readouts). */
   function formatControl(c, v) {
-    if (c.kind !== "range") return String(v);
-    if (c.log) return count(v);
-    return Number.isInteger(v) ? whole(v) : String(+v.toPrecision(3));
+    return c.kind === "range" ? c.readouts[c.grid.indexOf(v)] : String(v);
   }
 
   /* Why control `c` cannot change the figure at state `s`, or null: the note of its first `inert` rule that
@@ -1259,7 +1258,10 @@
 
   const mounted = [];  // {redraw, legend} of every figure drawn, for a change of theme
 
-  function mount(root) {
+  /* Figure root.dataset.figure drawn into root. options.embedded: a notebook's widget (roofline.widget), whose
+   * ipywidgets controls set the state (options.state, then entry.set): no form of its own, no page address. */
+  function mount(root, options) {
+    const embedded = !!(options && options.embedded);
     const key = root.dataset.figure, spec = GEN.figures[key];
     const fig = spec && spec.plot ? {compute: curves, draw: drawCurves, key: () => curvesKey(spec)} : FIGURES[key];
     if (!spec || !fig) {
@@ -1268,14 +1270,15 @@
     }
     const state = {};
     spec.controls.forEach((c) => { state[c.name] = c.value; });
-    Object.assign(state, linkedSettings(key, spec));
+    Object.assign(state, embedded ? options.state || {} : linkedSettings(key, spec));
     root.innerHTML = "";
     root.classList.add("roofline-live-ready");
     if (!root.id) root.id = `roofline-live-${key}`;
     const section = root.closest("section[id]");  // a shared link opens at the figure's section
     const heading = document.createElement("p");
     heading.className = "roofline-live-heading";
-    heading.textContent = "Live on this page (no kernel needed): " + spec.caption;
+    heading.textContent = (embedded ? "Live, redrawn in your browser: " : "Live on this page (no kernel needed): ") +
+      spec.caption;
     root.appendChild(heading);
     const svg = document.createElementNS(SVGNS, "svg");
     svg.setAttribute("class", "roofline-live-plot");
@@ -1297,7 +1300,8 @@
     download.type = "button";
     download.className = "roofline-live-csv";
     download.textContent = "download the data (CSV)";
-    tools.append(link, " · ", download);
+    if (embedded) tools.append(download);
+    else tools.append(link, " · ", download);
 
     let g = null, timer = null;
     const entry = (LIVE[key] = {
@@ -1323,6 +1327,7 @@
     };
     const changed = () => {
       redraw();
+      if (embedded) return;
       clearTimeout(timer);  // the address bar follows the settings once the reader has moved a control
       timer = setTimeout(() => {
         window.history.replaceState(window.history.state, "", addressWith(key, spec, state) + window.location.hash);
@@ -1340,7 +1345,8 @@
       a.remove();
       setTimeout(() => URL.revokeObjectURL(url), 1000);
     });
-    root.append(controls.form, svg, caption, notes, keyBox, tools);
+    if (embedded) root.append(svg, caption, notes, keyBox, tools);
+    else root.append(controls.form, svg, caption, notes, keyBox, tools);
     const measure = () => {  // the layout for the column's width (measured here, not at each redraw: a forced layout)
       g = geometry(svg);
       root.classList.toggle("roofline-live-narrow", g.narrow);
@@ -1350,6 +1356,10 @@
     legend();
     redraw();
     mounted.push({redraw: redraw, legend: legend});
+    if (embedded) {
+      if (window.ResizeObserver) new ResizeObserver(() => { measure(); redraw(); }).observe(root);
+      return entry;
+    }
     const replaced = hideStatic(root);
     entry.replaced = replaced ? (replaced.matches("img") ? replaced : replaced.querySelector("img")).getAttribute("src") : null;
     if (window.ResizeObserver) {  // a new width: a new layout where the panels stack or the column's width changed
@@ -1370,8 +1380,25 @@
     }
   }
 
-  function start() {
+  let themed = false;
+  function followTheme() {
     readPalettes();
+    if (themed) return;
+    themed = true;
+    // the reader switches theme (pydata-sphinx-theme sets data-theme on <html>, JupyterLab data-jp-theme-light on
+    // <body>): the theme's colours, redrawn
+    const again = () => {
+      readPalettes();
+      mounted.forEach((m) => { m.legend(); m.redraw(); });
+    };
+    new MutationObserver(again).observe(document.documentElement, {attributes: true, attributeFilter: ["data-theme"]});
+    if (document.body) {
+      new MutationObserver(again).observe(document.body, {attributes: true, attributeFilter: ["data-jp-theme-light"]});
+    }
+  }
+
+  function start() {
+    followTheme();
     document.querySelectorAll("div.roofline-live[data-figure]").forEach((root) => {
       try {
         mount(root);
@@ -1380,15 +1407,16 @@
         throw e;
       }
     });
-    // the reader switches theme (pydata-sphinx-theme sets data-theme on <html>): the theme's colours, redrawn
-    new MutationObserver(() => {
-      readPalettes();
-      mounted.forEach((m) => { m.legend(); m.redraw(); });
-    }).observe(document.documentElement, {attributes: true, attributeFilter: ["data-theme"]});
   }
 
   LIVE._internals = {evaluate: evaluate, schedule: schedule, deployment: deployment, figures: FIGURES, count: count,
                      tickValue: tickValue, csvOf: csvOf};
+  /* A figure mounted by a caller, not found on the page: roofline.widget's view in a notebook. */
+  LIVE.mount = (root, options) => {
+    followTheme();
+    return mount(root, options);
+  };
+  if (window.rooflineLiveManual) return;  // the notebook's widget: it mounts its own figure
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();
