@@ -14,9 +14,10 @@ from .deployment import Deployment
 
 COLAB_CELL = '''\
 # On Colab, or any kernel without this book's environment: install the companion library with what the
-# chapter imports besides it (ipywidgets for the live figures). Prints nothing where they are installed.
+# chapter imports besides it (ipywidgets and anywidget for the live figures). Prints nothing where they are
+# installed.
 import importlib.util
-if not all(importlib.util.find_spec(m) for m in ("roofline", "ipywidgets")):
+if not all(importlib.util.find_spec(m) for m in ("roofline", "ipywidgets", "anywidget")):
     %pip install --quiet "roofline[notebooks] @ git+https://github.com/llm-roofline/roofline-book"'''
 """The first, hidden cell of every chapter notebook (the tests check each notebook carries it verbatim)."""
 

@@ -22,7 +22,7 @@ from matplotlib.offsetbox import AnnotationBbox, OffsetImage
 
 from .. import _check, decode
 from ..deployment import Deployment
-from .live import LiveFigure, batch_grid, new_figure
+from .live import LiveFigure, batch_grid, new_figure, live_settings
 
 MS = 1e3          # s -> ms
 PER_MILLION = 1e6  # USD/token -> USD per million tokens
@@ -366,6 +366,6 @@ def live_frame(settings):
     precision, batch, context, refined): the static frame of :data:`roofline.web.LIVE` ``["decode"]``."""
     from ..notebook import deploy
 
-    s = settings
+    s = live_settings(settings, ("model", "chip", "precision", "batch", "context", "refined"))
     return DecodeFigure(deploy(s["model"], s["chip"], s["precision"]), len_ctx=s["context"],
                         marker_batch=s["batch"], refined=s["refined"])

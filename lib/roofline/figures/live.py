@@ -36,6 +36,23 @@ def count(x):
             return "1" + _UNITS[i - 1][1] if text == "1,000" and i > 0 else text + unit
 
 
+def live_settings(settings, names):
+    """``settings`` after checking it is a mapping with a value for each of ``names``: a live figure's controls
+    (:attr:`roofline.web.Live.defaults`), as a chapter's ``live_frame`` takes them."""
+    from collections.abc import Mapping
+
+    from .. import _check
+
+    if not isinstance(names, tuple) or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"names must be a tuple of control names (str); got {_check.short(names)}")
+    _check.instance("settings", settings, Mapping, f"a mapping of the controls {', '.join(names)} to values")
+    missing = [n for n in names if n not in settings]
+    if missing:
+        raise ValueError(f"settings lacks {', '.join(map(repr, missing))}; a live figure's frame needs "
+                         f"{', '.join(names)}")
+    return settings
+
+
 def new_figure(figsize, dpi):
     """A matplotlib ``Figure`` on an Agg canvas, after checking its size: ``figsize`` a pair (width, height) of
     inches, each in (0, 40], and ``dpi`` in [10, 600] (a figure of gigapixels is refused, not drawn)."""

@@ -19,7 +19,7 @@ import numpy as np
 from .. import _check, decode, memory
 from ..deployment import Deployment
 from .decode import COLORS, log_axes
-from .live import LiveFigure, new_figure
+from .live import LiveFigure, new_figure, live_settings
 
 GB = 1e9
 STAGES = np.arange(1, 17)
@@ -141,10 +141,10 @@ def live_frame(settings):
     context): FP8 weights, or the chip's lowest precision, on ``gpus`` GPUs per stage."""
     from ..notebook import deploy
 
-    s = settings
+    s = live_settings(settings, ("model", "chip", "gpus", "stages", "micro", "context"))
     return MemoryFigure(deploy(s["model"], s["chip"], LIVE_PRECISION, n_chips=s["gpus"]),
                         micro_batch=round(s["micro"]), len_ctx=s["context"], n_stages=s["stages"])
 
 
 LIVE_PRECISION = "fp8"
-"""Chapter 4's live figure: FP8 weights, or the chip's lowest precision."""
+"""The weights' precision in chapter 4's live figure (FP8, or the chip's lowest precision)."""

@@ -23,7 +23,7 @@ from .. import _check, moe
 from ..deployment import Deployment
 from .decode import (COLORS, MS, _batch, _set_wall, _wall_span, legend_below, log_axes,  # noqa: F401 (legend_below:
                      memory_wall)                                                  # for chapter 2's notebook)
-from .live import LiveFigure, batch_grid, new_figure
+from .live import LiveFigure, batch_grid, new_figure, live_settings
 
 COMM = "tab:orange"
 GPU_FILL, SWITCH_FILL, EXPERT_FILL = "#dbe9f6", "#f3d9c4", "#e6f2df"
@@ -315,7 +315,7 @@ def live_frame(settings):
     from .. import hardware, models, moe, moe_data
     from ..notebook import deploy
 
-    s = settings
+    s = live_settings(settings, ("model", "chip", "top_k", "racks", "layout", "links", "batch", "context"))
     m = models.get(s["model"])
     m = dataclasses.replace(m, active_routed_experts=min(s["top_k"], m.routed_experts))
     h = hardware.get(s["chip"])
@@ -327,6 +327,6 @@ def live_frame(settings):
 
 
 LIVE_PRECISION = "fp4"
-"""Chapter 2's live figure: FP4 weights, or the chip's lowest precision."""
+"""The weights' precision in chapter 2's live figure (FP4, or the chip's lowest precision)."""
 LIVE_ACTIVATIONS = ("fp8", "bf16")
-"""Chapter 2's live figure: the activations' precisions out (dispatch) and back (combine)."""
+"""The activations' precisions out (dispatch) and back (combine) in chapter 2's live figure."""

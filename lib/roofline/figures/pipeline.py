@@ -16,7 +16,7 @@ from matplotlib.ticker import MaxNLocator
 
 from .. import _check, pipeline
 from .moe import COMM, EXPERT_FILL, SWITCH_FILL, _arrow, _blank, _box
-from .live import LiveFigure, new_figure
+from .live import LiveFigure, new_figure, live_settings
 
 FWD, BWD, IDLE = "tab:blue", "tab:red", "0.9"
 
@@ -205,4 +205,5 @@ class CutFigure(LiveFigure):
 
 def live_frame(settings):
     """Chapter 3's live figure as matplotlib draws it at ``settings`` (stages, micro, kind), unlabelled."""
+    settings = live_settings(settings, ("stages", "micro", "kind"))
     return PipelineFigure(settings["stages"], settings["micro"], settings["kind"], labels=False)

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _check, prefill, speculation
 from ..deployment import Deployment
-from .live import LiveFigure, count, new_figure
+from .live import LiveFigure, count, new_figure, live_settings
 
 COLORS = {"weights": "tab:red", "attention": "tab:purple", "memory": "tab:blue", "total": "black",
           "plain": "tab:blue", "spec": "tab:green", "wall": "0.88"}
@@ -259,6 +259,6 @@ def live_frame(settings):
     context, accept, drafts): ``drafts`` drafted tokens, so passes of ``drafts + 1``."""
     from ..notebook import deploy
 
-    s = settings
+    s = live_settings(settings, ("model", "chip", "precision", "prompt", "batch", "context", "accept", "drafts"))
     return PrefillFigure(deploy(s["model"], s["chip"], s["precision"]), prompt_tokens=s["prompt"],
                          batch=s["batch"], len_ctx=s["context"], accept_rate=s["accept"], pass_len=s["drafts"] + 1)

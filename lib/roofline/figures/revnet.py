@@ -16,7 +16,7 @@ import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from .. import _check, revnet, training
-from .live import LiveFigure, new_figure
+from .live import LiveFigure, new_figure, live_settings
 
 GB = 1e9
 KINDS = ("stored", "checkpointed", "reversible")
@@ -439,9 +439,11 @@ def live_frame(settings):
     saved_act_bytes): heads of :data:`HEAD_DIM` dimensions, against an H100's HBM."""
     from .. import hardware
 
-    return TimelineFigure(n_heads=settings["d_model"] // HEAD_DIM, hbm_bytes=hardware.get("H100").hbm_bytes,
-                          **settings)
+    names = ("n_layers", "d_model", "micro_batch", "len_ctx", "saved_act_bytes")
+    s = {k: live_settings(settings, names)[k] for k in names}
+    d_model = _check.whole("d_model", s["d_model"], HEAD_DIM)
+    return TimelineFigure(n_heads=d_model // HEAD_DIM, hbm_bytes=hardware.get("H100").hbm_bytes, **s)
 
 
 HEAD_DIM = 128
-"""Chapter 7's live figure: heads of 128 dimensions (``n_heads = d_model // 128``)."""
+"""The heads' dimensions in chapter 7's live figure (``n_heads = d_model // 128``)."""

@@ -6,7 +6,7 @@ import sympy as sp
 from matplotlib.patches import Rectangle
 
 from .. import _check, decode, serving, symbols
-from .live import LiveFigure, count, new_figure
+from .live import LiveFigure, count, new_figure, live_settings
 
 COLORS = {"compute": "tab:blue", "memory": "tab:orange", "total": "black", "price": "tab:red",
           "wall": "0.85"}
@@ -336,11 +336,11 @@ def live_frame(settings):
     parameters and cache bytes the controls set."""
     from ..notebook import deploy
 
-    s = settings
+    s = live_settings(settings, ("n_active", "total_ratio", "kv", "chip", "price", "batch", "decode_batch", "context"))
     d = deploy(LIVE_MODEL, s["chip"], "fp4", price=s["price"])
     values = dict(d.values, n_active=s["n_active"], n_total=s["n_active"] * s["total_ratio"], kv_bytes=s["kv"])
     return ServingFigure(values, batch=s["batch"], len_ctx=s["context"], decode_batch=s["decode_batch"])
 
 
 LIVE_MODEL = "DeepSeek (lecture)"
-"""Chapter 6's live figure: the lecture's model, its parameters and cache set by the controls."""
+"""The model of chapter 6's live figure, the lecture's, its parameters and cache set by the controls."""

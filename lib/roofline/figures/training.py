@@ -4,7 +4,7 @@ and the over-training factor against traffic, with the lecture's heuristic besid
 import numpy as np
 
 from .. import _check, training
-from .live import LiveFigure, count, new_figure
+from .live import LiveFigure, count, new_figure, live_settings
 
 DAY = 86_400
 MONTH = 30 * DAY  # the lecture's "two months" is 60 days (2.6e15 = 500M x 60 x 86,400)
@@ -203,4 +203,6 @@ class TrainingFigure(LiveFigure):
 
 def live_frame(settings):
     """Chapter 5's live figure as matplotlib draws it at ``settings`` (its keywords, by name)."""
-    return TrainingFigure(**settings)
+    names = ("n_active", "traffic", "months", "rl_flops", "decode_mfu", "law_name")
+    settings = live_settings(settings, names)
+    return TrainingFigure(**{k: settings[k] for k in names})
