@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from . import _check, decode, equations, hardware, models, registry, symbols
+from . import _check, decode, equations, hardware, lecture, models, registry, symbols
 
 
 def default_chips(model, chip, bytes_per_param):
@@ -367,3 +367,25 @@ class Deployment:
     def drain_time_s(self):
         """HBM capacity / bandwidth of one chip, s: the train period."""
         return self.evaluate(decode.drain_time_s)
+
+
+def deploy(model, chip, precision=None, price=None, n_chips=None, **options):
+    """A :class:`~roofline.deployment.Deployment` of registry names, as the chapters build them.
+
+    ``precision`` falls back to the chip's lowest published one where the chip lacks it
+    (H100 has no FP4); an unknown name is an error. ``price`` defaults to the lecture's $2 per
+    GPU-hour (00:12:59), ``n_chips`` to the deployment's default (the lecture's rack of 72 on
+    an NVL72; see :func:`roofline.deployment.default_chips`).
+    ``options`` pass on to :class:`~roofline.deployment.Deployment` (``attention=``, ``kv_precision=``, ...).
+    """
+    with _check.naming("chip"):
+        hw = hardware.get(chip)
+    with _check.naming("precision"):
+        if precision is not None and registry.precision_name(precision) not in hw.precisions():
+            precision = hw.precisions()[-1]
+    if price is None:
+        price = float(lecture.CH1["gpu_price"].value)
+    with _check.naming("model"):
+        model = models.get(model)
+    return Deployment(model, hw, precision=precision, n_chips=n_chips, price_usd_per_hour=price,
+                      **options)

@@ -10,7 +10,7 @@ glue module pulls in ``nbformat`` and ``jsonschema`` (0.15 s in every kernel).
 """
 
 from . import _check, hardware, lecture, models, registry
-from .deployment import Deployment
+from .deployment import Deployment, deploy  # noqa: F401 (the chapters import deploy from here)
 
 COLAB_CELL = '''\
 # On Colab, or any kernel without this book's environment: install the companion library with what the
@@ -186,23 +186,3 @@ def glue_claims(chapter):
     return count
 
 
-def deploy(model, chip, precision=None, price=None, n_chips=None, **options):
-    """A :class:`~roofline.deployment.Deployment` of registry names, as the chapters build them.
-
-    ``precision`` falls back to the chip's lowest published one where the chip lacks it
-    (H100 has no FP4); an unknown name is an error. ``price`` defaults to the lecture's $2 per
-    GPU-hour (00:12:59), ``n_chips`` to the deployment's default (the lecture's rack of 72 on
-    an NVL72; see :func:`roofline.deployment.default_chips`).
-    ``options`` pass on to :class:`~roofline.deployment.Deployment` (``attention=``, ``kv_precision=``, ...).
-    """
-    with _check.naming("chip"):
-        hw = hardware.get(chip)
-    with _check.naming("precision"):
-        if precision is not None and registry.precision_name(precision) not in hw.precisions():
-            precision = hw.precisions()[-1]
-    if price is None:
-        price = float(lecture.CH1["gpu_price"].value)
-    with _check.naming("model"):
-        model = models.get(model)
-    return Deployment(model, hw, precision=precision, n_chips=n_chips, price_usd_per_hour=price,
-                      **options)

@@ -364,7 +364,7 @@ class DecodeFigure(LiveFigure):
 def live_frame(settings):
     """Chapter 1's live figure as matplotlib draws it at ``settings`` (its controls' values, by name: model, chip,
     precision, batch, context, refined): the static frame of :data:`roofline.web.LIVE` ``["decode"]``."""
-    from ..notebook import deploy
+    from ..deployment import deploy
 
     s = live_settings(settings, ("model", "chip", "precision", "batch", "context", "refined"))
     return DecodeFigure(deploy(s["model"], s["chip"], s["precision"]), len_ctx=s["context"],

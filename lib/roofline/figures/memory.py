@@ -139,7 +139,7 @@ class MemoryFigure(LiveFigure):
 def live_frame(settings):
     """Chapter 4's live figure as matplotlib draws it at ``settings`` (model, chip, gpus, stages, micro,
     context): FP8 weights, or the chip's lowest precision, on ``gpus`` GPUs per stage."""
-    from ..notebook import deploy
+    from ..deployment import deploy
 
     s = live_settings(settings, ("model", "chip", "gpus", "stages", "micro", "context"))
     return MemoryFigure(deploy(s["model"], s["chip"], LIVE_PRECISION, n_chips=s["gpus"]),

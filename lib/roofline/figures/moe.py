@@ -313,7 +313,7 @@ def live_frame(settings):
     import dataclasses
 
     from .. import hardware, models, moe, moe_data
-    from ..notebook import deploy
+    from ..deployment import deploy
 
     s = live_settings(settings, ("model", "chip", "top_k", "racks", "layout", "links", "batch", "context"))
     m = models.get(s["model"])

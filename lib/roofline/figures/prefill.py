@@ -257,7 +257,7 @@ def _seconds(t):
 def live_frame(settings):
     """Chapter 8's live figure as matplotlib draws it at ``settings`` (model, chip, precision, prompt, batch,
     context, accept, drafts): ``drafts`` drafted tokens, so passes of ``drafts + 1``."""
-    from ..notebook import deploy
+    from ..deployment import deploy
 
     s = live_settings(settings, ("model", "chip", "precision", "prompt", "batch", "context", "accept", "drafts"))
     return PrefillFigure(deploy(s["model"], s["chip"], s["precision"]), prompt_tokens=s["prompt"],

@@ -334,7 +334,7 @@ def live_frame(settings):
     """Chapter 6's live figure as matplotlib draws it at ``settings`` (n_active, total_ratio, kv, chip, price,
     batch, decode_batch, context): the lecture's model, FP4, on ``chip`` rented at ``price``, with the
     parameters and cache bytes the controls set."""
-    from ..notebook import deploy
+    from ..deployment import deploy
 
     s = live_settings(settings, ("n_active", "total_ratio", "kv", "chip", "price", "batch", "decode_batch", "context"))
     d = deploy(LIVE_MODEL, s["chip"], "fp4", price=s["price"])
