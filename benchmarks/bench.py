@@ -70,10 +70,8 @@ def bench_grid(repeat=15):
 
 
 HARNESS = """
-async ([key, moves, rounds, embedded]) => {
-  if (!window.rooflineMod) {
-    window.rooflineMod = await import(URL.createObjectURL(new Blob([window.esm], {type: "text/javascript"})));
-  }
+async ([key, moves, rounds, embedded, esm]) => {
+  const mod = await import(URL.createObjectURL(new Blob([esm], {type: "text/javascript"})));
   const el = document.createElement("div");
   document.body.appendChild(el);
   const spec = window.RooflineGenerated.figures[key];
@@ -86,7 +84,7 @@ async ([key, moves, rounds, embedded]) => {
                  set: (k, v) => { attrs[k] = v; (handlers["change:" + k] || []).forEach((f) => f()); }};
   let move;
   if (embedded) {  // the notebook: the widget's view, its traits set as ipywidgets.jslink sets them
-    window.rooflineMod.default.render({model, el});
+    mod.default.render({model, el});
     move = ([trait, value]) => model.set(trait, value);
   } else {  // the page: the figure's own form, a control's input event
     el.className = "roofline-live";
@@ -139,7 +137,6 @@ def bench_live_figures(rounds=3):
         page = browser.new_page(viewport={"width": 1000, "height": 900})
         page.set_content("<!doctype html><html><head><style>" + (widget.STATIC / "roofline-live.css").read_text()
                          + "</style></head><body style='width: 800px'></body></html>")
-        page.evaluate("(text) => { window.esm = text; }", widget._esm())
         for key, live in web.LIVE.items():
             moves = []
             for c in live.controls:
@@ -149,7 +146,7 @@ def bench_live_figures(rounds=3):
                 moves += [("s_" + c.name, v) for v in values[::step]] + [("s_" + c.name, start)]
             out[key] = {}
             for where, embedded in (("notebook", True), ("page", False)):
-                ms = sorted(page.evaluate(HARNESS, [key, moves, rounds, embedded]))
+                ms = sorted(page.evaluate(HARNESS, [key, moves, rounds, embedded, widget._esm(key)]))
                 out[key][where] = {"n": len(ms), "median_ms": statistics.median(ms),
                                    "p95_ms": ms[min(len(ms) - 1, int(0.95 * len(ms)))]}
         browser.close()

@@ -47,12 +47,13 @@ def _live(key):
 
 
 @functools.lru_cache(maxsize=None)
-def _esm():
-    """The view's module: the generated equations and data, the page's script, and the widget's render."""
+def _esm(key):
+    """Figure ``key``'s view module: the generated equations and data of that figure, the page's script, and the
+    widget's render (which keeps this module's equations and mount, whatever other figures' modules load)."""
     from . import web
 
     return "\n".join([
-        web.bundle(),
+        web.bundle({key: _live(key)}),
         "window.rooflineLiveManual = true;  // no page to scan: the widget mounts its figure itself",
         (STATIC / "roofline-live.js").read_text(),
         (STATIC / "widget.js").read_text(),
@@ -99,7 +100,7 @@ def _view_class(key):
             values = c.options if c.kind == "select" else c.grid
             traits[_PREFIX + c.name] = traitlets.Int(values.index(c.value)).tag(sync=True)
     traits["figure"] = traitlets.Unicode(key).tag(sync=True)
-    traits["_esm"] = _esm()
+    traits["_esm"] = _esm(key)
     traits["_css"] = (STATIC / "roofline-live.css").read_text()
     return type(f"LiveView_{key}", (LiveView, anywidget.AnyWidget), traits)
 

@@ -38,8 +38,8 @@ window.makeModel = (attrs) => {
 """
 
 SWEEP = """
-async ([key, traits, moves]) => {
-  const mod = await import(URL.createObjectURL(new Blob([window.esm], {type: "text/javascript"})));
+async ([key, traits, moves, esm]) => {
+  const mod = await import(URL.createObjectURL(new Blob([esm], {type: "text/javascript"})));
   const el = document.createElement("div");
   document.body.appendChild(el);
   const model = window.makeModel(Object.assign({figure: key}, traits));
@@ -71,7 +71,6 @@ def page(browser):
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
     page.set_content("<!doctype html><html><head><style>" + (widget.STATIC / "roofline-live.css").read_text() +
                      "</style></head><body></body></html>")
-    page.evaluate("(text) => { window.esm = text; }", widget._esm())
     page.evaluate(MODEL)
     yield page, errors
     context.close()
@@ -96,7 +95,7 @@ def test_the_notebook_figure_is_the_pages_and_follows_its_controls(page, key):
     live = web.LIVE[key]
     traits = {widget._PREFIX + c.name: getattr(view, widget._PREFIX + c.name) for c in live.controls}
     moves = _moves(view, live)
-    got = page.evaluate(SWEEP, [key, traits, moves])
+    got = page.evaluate(SWEEP, [key, traits, moves, widget._esm(key)])
     assert not errors, errors
     # drawn at every setting: curves, or the message that says why there are none (a chip without a rate)
     assert got and all(g["svg"] >= 1 for g in got) and max(g["svg"] for g in got) > 20, "the figure is not drawn"
@@ -119,3 +118,26 @@ def test_the_notebook_figure_is_the_pages_and_follows_its_controls(page, key):
                             "p95_ms": p95}) + "\n")
     assert statistics.median(ms) < 12.5 and p95 < 50, f"{key}: notebook updates take {statistics.median(ms):.1f} ms " \
         f"(median) and {p95:.1f} ms (95th percentile)"
+
+
+def test_each_figures_module_keeps_its_own_figure(page):
+    """Two chapters' figures in one window (two notebooks open in JupyterLab): each view module draws its own
+    figure with its own equations and data, whichever loaded last."""
+    page, errors = page
+    def traits(key):
+        view = widget._view_class(key)()
+        return {t: getattr(view, t) for t in view.trait_names() if t.startswith(widget._PREFIX)}
+
+    got = page.evaluate("""async ([first, second, traits]) => {
+      const load = (text) => import(URL.createObjectURL(new Blob([text], {type: "text/javascript"})));
+      const a = await load(first), b = await load(second);
+      const draw = (mod, key) => {
+        const el = document.createElement("div");
+        document.body.appendChild(el);
+        mod.default.render({model: window.makeModel(Object.assign({figure: key}, traits[key])), el});
+        return el.querySelectorAll("svg.roofline-live-plot *").length;
+      };
+      return [draw(a, "decode"), draw(b, "pipeline"), draw(a, "decode")];
+    }""", [widget._esm("decode"), widget._esm("pipeline"), {k: traits(k) for k in ("decode", "pipeline")}])
+    assert not errors, errors
+    assert all(n > 20 for n in got), got

@@ -101,9 +101,11 @@ def sharp_png(fig, bbox_inches="tight", scale=2, colors=256):
     without dithering, and the width to show it at, ``{"width": px}`` at its own dpi (the height follows).
 
     A page that shows the PNG at that width has ``scale`` pixels per CSS px, sharp on a high-density screen. The
-    book's figures are lines, text and flat fills, whose antialiased edges 256 colours hold (on the chapters'
-    figures 99.9% of pixels lie within 20 of 255 of full colour, the mean within 0.1), and the palette makes a
-    2x PNG lighter than one pixel per px in full colour. The width is rounded down, so the PNG is at least
+    book's figures are lines, text and flat fills, whose antialiased edges 256 colours hold: on the eight live
+    figures' frames 99.997% of pixels lie within 20 of 255 of full colour (none further than 37), the mean within
+    0.4, white exactly white; and the palette makes a 2x PNG lighter than one pixel per px in full colour. The
+    palette is an octree's (Pillow's FASTOCTREE): against a median cut, a tenth of the time and PNGs 29% lighter,
+    with a smaller worst error (37 against 87) and a larger mean (0.1-0.3 against under 0.1). The width is rounded down, so the PNG is at least
     ``scale`` times as wide as shown. ``bbox_inches="tight"`` as IPython's inline figures; ``None`` keeps the
     whole canvas.
 
@@ -131,12 +133,13 @@ def sharp_png(fig, bbox_inches="tight", scale=2, colors=256):
                 facecolor=fig.get_facecolor(), edgecolor=fig.get_edgecolor())
     image = Image.open(buf)
     width = image.size[0]
-    if image.mode == "RGBA" and image.getextrema()[3][0] == 255:  # opaque: median cut on RGB
+    if image.mode == "RGBA" and image.getextrema()[3][0] == 255:  # opaque: the palette on RGB
         image = image.convert("RGB")
-    method = Image.Quantize.MEDIANCUT if image.mode == "RGB" else Image.Quantize.FASTOCTREE
-    image = image.quantize(colors, method=method, dither=Image.Dither.NONE)
+    image = image.quantize(colors, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    # an octree's colours are its buckets' centres, full white one short of 255: snapped back, white stays white
+    image.putpalette([255 if v >= 254 else v for v in image.getpalette()])
     out = io.BytesIO()
-    image.save(out, format="png", optimize=True)
+    image.save(out, format="png", compress_level=9)
     return out.getvalue(), {"width": width // scale}
 
 
