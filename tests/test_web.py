@@ -161,7 +161,7 @@ def test_each_chapter_shows_its_declared_figure(key):
     types no control of its own for it."""
     nb = json.loads((ROOT / "notebooks" / f"{web.LIVE[key].chapter}.ipynb").read_text())
     code = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
-    assert any(f'widget.frame("{key}")' in src for src in code), f"{key}: no cell draws widget.frame({key!r})"
+    assert any(f'widget.frame("{key}"' in src for src in code), f"{key}: no cell draws widget.frame({key!r})"
     assert any(f'widget.figure("{key}", controls)' in src for src in code), f"{key}: no cell shows the widget"
     assert not any(re.search(r"^controls = dict\(", src, re.M) for src in code), f"{key}: controls typed by hand"
 
