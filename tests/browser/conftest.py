@@ -197,8 +197,10 @@ class Loaded:
 def loaded(browser, base_url, out_dir, report):
     """``loaded(docname)``: the page, opened once per run at 1280 x 900 and kept open for every check on it.
 
-    On first use the page is loaded until the network is idle and its fonts (the math's among them) are in; then a full-page
-    screenshot goes to ``_build/screenshots/`` and the visibility of each exercise solution is recorded.
+    On first use the page is loaded until the network is idle and its fonts (the math's among them) are in; then a
+    screenshot of its first screen goes to ``_build/screenshots/`` and the visibility of each exercise solution is
+    recorded. The screenshot is for a person to look at, no check reads it; ``ROOFLINE_FULL_SCREENSHOTS=1`` takes
+    the whole page instead (3 s for a chapter, 13 s for the API page: a minute of the suite's time in all).
     """
     pages, contexts = {}, []
 
@@ -226,7 +228,8 @@ def loaded(browser, base_url, out_dir, report):
         p.external_at_load = list(p.external)
         shots = out_dir / "screenshots"
         shots.mkdir(parents=True, exist_ok=True)
-        p.page.screenshot(path=str(shots / (docname.replace("/", "__") + ".png")), full_page=True)
+        p.page.screenshot(path=str(shots / (docname.replace("/", "__") + ".png")),
+                          full_page=os.environ.get("ROOFLINE_FULL_SCREENSHOTS") == "1")
         p.solutions_visible_at_load = p.page.evaluate(
             "() => Array.from(document.querySelectorAll('div.solution.dropdown > section'))"
             ".map(el => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden')")

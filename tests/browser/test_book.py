@@ -6,8 +6,9 @@ but the local server, exactly one search field, every image decoded, all math la
 build time (book/_ext/roofline_math.py: no MathJax, no TeX left as text) in the book's math font within 0.5 s
 of the page's load, every same-site link answering 200 (and its #fragment existing), exercise solutions hidden
 until clicked, launch buttons pointing at the page's notebook on ``main``, and a chapter's first visit at most
-2 MB (everything it loads, uncompressed). A full-page screenshot of each page goes to ``_build/screenshots/``
-and page weights to ``_build/page_sizes.txt``. Each page is the one loaded once for every browser check
+2 MB (everything it loads, uncompressed). A screenshot of each page's first screen goes to
+``_build/screenshots/`` (the whole page with ``ROOFLINE_FULL_SCREENSHOTS=1``) and page weights to
+``_build/page_sizes.txt``. Each page is the one loaded once for every browser check
 (``loaded`` in conftest.py).
 """
 
