@@ -178,6 +178,30 @@ def test_prefill_attention_refuses_a_bad_prompt(bad):
         prefill.prefill_attn_flops(models.get("gpt-oss-120b"), bad)
 
 
+def test_group_limited_nodes_counts_the_other_nodes_a_token_reaches():
+    """Every choice of top_groups of n_groups groups, enumerated: the other nodes holding any of them, averaged,
+    the token's own node being node 0. DeepSeek-V3 on 4 nodes: 3 x 55/70 = 2.357, below the 2.700 of eight
+    experts at random (moe's per_rack count)."""
+    import itertools
+
+    for n_nodes, n_groups, top in ((4, 8, 4), (2, 8, 4), (8, 8, 3), (4, 8, 1), (1, 8, 4), (8, 16, 8)):
+        per = n_groups // n_nodes
+        picks = list(itertools.combinations(range(n_groups), top))
+        mean = sum(len({g // per for g in pick} - {0}) for pick in picks) / len(picks)
+        assert prefill.group_limited_nodes(n_nodes, n_groups, top) == pytest.approx(mean)
+    assert prefill.DEEPSEEK_V3_EXPERT_GROUPS == (8, 4)
+    assert prefill.group_limited_nodes(4, 8, 4) == pytest.approx(3 * 55 / 70)
+    assert prefill.group_limited_nodes(4, 8, 4) < 3 * (1 - 0.75**8)
+
+
+@pytest.mark.parametrize("args, match", [((3, 8, 4), "split evenly"), ((4, 8, 9), "top_groups"),
+                                         ((0, 8, 4), "n_nodes"), ((4, 8.5, 4), "n_groups"),
+                                         ((16, 8, 4), "n_nodes")])
+def test_group_limited_nodes_names_bad_input(args, match):
+    with pytest.raises(ValueError, match=match):
+        prefill.group_limited_nodes(*args)
+
+
 def test_chip_share_by_hand():
     """100 prompt tokens at 10 a second and 50 output tokens at 5 a second: 10 chip-seconds each, half and half."""
     assert prefill.prefill_chip_share(tokens_prefill=100, tokens_decode=50, prefill_rate=10, decode_rate=5) == 0.5
@@ -444,6 +468,21 @@ def test_runs_give_their_published_numbers():
         module.deployment()
 
 
+def test_kernel_rows_and_rows_without_a_chip():
+    """Kernel rows give a published rate on a chip (TFLOPS or GB/s) and may name no model; a row without a chip
+    may name a model outside the registry (MoESD's Qwen2-57B-A14B); the balanced-routing note of DeepSeek's
+    profile row cites its source."""
+    k = prefill_runs.RUNS.get("DeepGEMM FP8 GEMM H800 peak")
+    assert (k.regime, k.value, k.unit, k.model) == ("kernel", 1550, "TFLOPS", "")
+    assert 1550e12 / hardware.get(k.hardware_key).flops("fp8") == pytest.approx(0.783, abs=1e-3)
+    assert prefill_runs.reported("FlashMLA decode H800 memory-bound") == 3000
+    moesd = prefill_runs.RUNS.get("MoESD Qwen2-57B-A14B speed-up")
+    assert (moesd.value, moesd.hardware_key, moesd.model) == (2.29, "", "Qwen2-57B-A14B")
+    sim = prefill_runs.RUNS.get("LMSYS decode simulated MTP per node")
+    assert (sim.value, sim.gpus, sim.batch_per_gpu) == (17_373, 72, 128)
+    assert "absolutely balanced" in prefill_runs.RUNS.get("DeepSeek profile prefill per node").notes
+
+
 def test_deepseek_mtp_numbers_are_chapter_5s_rows_only():
     """DeepSeek-V3's MTP acceptance (85-90%) and 1.8x TPS are kept once, in training_runs (chapter 5), which
     chapter 8 reads; prefill_runs does not repeat them."""
@@ -457,7 +496,7 @@ def test_deepseek_mtp_numbers_are_chapter_5s_rows_only():
 
 @pytest.mark.parametrize("field, value, message", [
     ("low", "100", "lies outside its range"), ("regime", "decoding", "unknown regime"),
-    ("model", "DeepSeek-V9", "unknown model"), ("gpus", "-8", "gpus"),
+    ("model", "DeepSeek-V9", "unknown model"), ("model", "", "model must not be empty"), ("gpus", "-8", "gpus"),
     ("source", " ", "source must not be empty"), ("precision", "fp4", "no dense fp4 rate")])
 def test_a_bad_row_fails_on_load(tmp_path, field, value, message):
     """A copy of the table with one field spoilt fails naming the file, the row and what is wrong."""

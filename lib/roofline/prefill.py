@@ -25,7 +25,9 @@ From these follow the pass length at which a pass turns compute-bound
 prompt that a memory-bound decode step can carry for free (:data:`balance_chunk_tokens`, chunked
 prefill) and, with per-chip throughputs, the share of a fleet that prefills
 (``prefill_chip_share``, disaggregated serving) and the chips of each pool for a throughput
-target (:func:`pool_chips`).
+target (:func:`pool_chips`). For layouts spread over nodes, :func:`group_limited_nodes` counts the other
+nodes a token reaches under DeepSeek-V3's group-limited routing, the crossings of chapter 2's all-to-all
+(:data:`roofline.moe.comm_time_s`, ``dispatch="per_rack"``), which chapter 8 adds as a third term.
 
 Attention FLOPs per pair differ between the phases for MLA: decode runs it absorbed (each head
 scores against the 576-wide latent), prefill decompresses each token's latent once (a weight
@@ -243,6 +245,46 @@ def prefill_latent_flops(model):
         return 0.0
     full = getattr(model, "full_attention_layers", None) or model.layers
     return float(decode.FLOPS_PER_MAC * model.kv_lora_rank * model.n_q_heads * 2 * model.head_dim * full)
+
+
+# -- the all-to-all of a layout over nodes ----------------------------------------------------------------
+DEEPSEEK_V3_EXPERT_GROUPS = (8, 4)
+"""DeepSeek-V3's group-limited routing: its 256 routed experts in 8 groups, a token's 8 experts drawn from the 4
+groups it scores highest (config.json: ``n_group`` 8, ``topk_group`` 4; the technical report's node-limited
+routing, section 2.1.2)."""
+
+
+MAX_GROUPS = 10**6
+"""The most expert groups :func:`group_limited_nodes` takes (its work grows with ``top_groups``)."""
+
+
+def group_limited_nodes(n_nodes, n_groups, top_groups):
+    """Other nodes a token's experts touch on average when it draws them from ``top_groups`` of ``n_groups``
+    expert groups, the groups spread evenly over ``n_nodes`` nodes (``n_groups / n_nodes`` a node).
+
+    Each node is touched unless all ``top_groups`` groups lie among the others: with the groups drawn at random,
+    that has chance ``C(n_groups - g, top_groups) / C(n_groups, top_groups)``, ``g = n_groups / n_nodes``. The
+    token's own node is one of the ``n_nodes``, so the other nodes touched number ``(n_nodes - 1)`` times the
+    chance that one is touched. It is the count of crossings a token makes in :mod:`roofline.moe`'s
+    ``dispatch="per_rack"`` all-to-all (DeepEP's normal kernels send a token once to each node), under this
+    routing instead of eight experts drawn at random. It assumes whole groups on each node, as EPLB's hierarchical
+    policy packs them "when the number of server nodes divides the number of expert groups", the policy its
+    README gives for "prefilling stage with a smaller expert-parallel size" (github:deepseek-ai/EPLB README.md).
+
+    DeepSeek-V3 on 4 nodes (2 groups each), against 8 experts at random ``3 (1 - (3/4)^8)``:
+
+    >>> print(f"{group_limited_nodes(4, *DEEPSEEK_V3_EXPERT_GROUPS):.3f} against {3 * (1 - 0.75 ** 8):.3f}")
+    2.357 against 2.700
+    """
+    n = _check.whole("n_groups", n_groups, maximum=MAX_GROUPS)
+    r = _check.whole("n_nodes", n_nodes, maximum=n)
+    t = _check.whole("top_groups", top_groups, maximum=n)
+    if n % r:
+        raise ValueError(f"group_limited_nodes: n_groups ({n}) must split evenly over n_nodes ({r})")
+    # the node holds none of the token's groups: C(n - g, t) / C(n, t), a product of t ratios
+    i = np.arange(t)
+    missed = float(np.prod((n - n // r - i) / (n - i)))
+    return float((r - 1) * (1 - max(missed, 0.0)))
 
 
 # -- sizing the two pools -------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Chapter 8's data: published prefill throughputs, times to first token and speculative-decoding gains.
+"""Chapter 8's data: published prefill throughputs, times to first token, speculative-decoding gains and the
+kernels' published rates.
 
 One number a row in ``data/prefill_runs.csv``, each with the setup it was measured in (system, model,
 chip and the registry row that stands for it, GPUs, precision, prompt and output tokens, sequences
@@ -6,6 +7,10 @@ or tokens per GPU, tokens verified per pass), its source, date and confidence, a
 is our reading of the source, a note saying so. Rows are checked when the file is read, as every
 table of the package is: a value outside its range, an unknown regime, model, chip or precision, a
 setup number that is not positive, or a row without its source fails with the file and line.
+
+A row names a model of :mod:`roofline.models` wherever it names a chip (``hardware_key``): its setup then
+builds a :class:`~roofline.Deployment`. A row without a chip may name a model outside the registry (a
+paper's headline figure), and a ``kernel`` row, a kernel's best published rate on a chip, may name no model.
 
 DeepSeek's day-6 production figures (prefill and decode throughput per node, cache hits, the day's
 tokens) and DeepSeek-V3's reported MTP acceptance (85-90%) and 1.8x TPS are chapter 5's rows in
@@ -21,8 +26,8 @@ import dataclasses
 from . import _check, hardware, models, registry
 from .deployment import Deployment
 
-REGIMES = ("prefill", "time to first token", "speculative decoding")
-"""What a :class:`Run` measured."""
+REGIMES = ("prefill", "time to first token", "speculative decoding", "kernel")
+"""What a :class:`Run` measured (``kernel``: one kernel's best published rate, in TFLOPS or GB/s, on its chip)."""
 
 GPUS_PER_NODE = 8  # the HGX nodes of the sources (H100, H800, H200)
 
@@ -73,8 +78,10 @@ class Run:
                 _check.scalar(name, getattr(self, name), "positive", where)
         if (self.low is not None and self.low > self.value) or (self.high is not None and self.high < self.value):
             raise ValueError(f"{where}: value {self.value:g} lies outside its range [{self.low}, {self.high}]")
-        _check.required_text(where, self, ("quantity", "unit", "system", "model", "source", "date"))
-        models.get(self.model)
+        text = ("quantity", "unit", "system", "source", "date") + (() if self.regime == "kernel" else ("model",))
+        _check.required_text(where, self, text)
+        if self.hardware_key and self.model.strip():
+            models.get(self.model)  # a row with a chip builds a deployment of a registry model
         if self.hardware_key:
             hw = hardware.get(self.hardware_key)
             if self.precision:
