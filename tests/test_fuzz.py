@@ -561,8 +561,8 @@ def test_every_callable(name, targets):
 def test_discovery_finds_everything():
     """Discovery reaches the figure and web helpers, the registries' classes and every equation variant."""
     found = {t.name for _, ts in GROUPS for t in ts}
-    for name in ("roofline.figures.moe.draw_moe_layer", "roofline.web.int_slider", "roofline.pipeline.schedule",
-                 "roofline.deployment.Deployment.subs",
+    for name in ("roofline.figures.moe.draw_moe_layer", "roofline.figures.declare.int_slider",
+                 "roofline.pipeline.schedule", "roofline.deployment.Deployment.subs",
                  "roofline.hardware.MemoryTier.drain_time_s", "roofline.decode.step_time_s",
                  "roofline.measured.Measurement (replace)"):
         assert name in found, name
@@ -739,7 +739,7 @@ REFUSED = [  # (call, the parameter its message must name)
     (lambda: roofline.revnet.sha256_avalanche(4096, 4096), "n_messages"),
     (lambda: roofline.revnet.mlp_avalanche(1024, width=4096, n_inputs=65536), "n_inputs"),
     (lambda: roofline.revnet.toy_differentials3_exact(ideal=True), "delta"),
-    (lambda: roofline.web.int_slider("c", "l", 0, 10**9, 1), "high"),
+    (lambda: roofline.figures.declare.int_slider("c", "l", 0, 10**9, 1), "high"),
     (lambda: roofline.figures.moe.draw_moe_layer(_ax(), 10**6), "n_experts"),
     (lambda: _deployment().subs(bogus=1.0), "bogus"),
     (lambda: roofline.decode.step_time_s.subs({"bogus": 1}), "bogus"),

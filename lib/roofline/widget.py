@@ -1,7 +1,8 @@
 """A chapter's live figure in a notebook: the published page's own figure, driven by ipywidgets controls.
 
-Each chapter's live figure is declared once, as a :class:`roofline.web.Live` (its controls, the equations
-it plots, the data it needs). The published page draws it with the book's script
+Each chapter's live figure is declared once, as a :class:`roofline.figures.declare.Live` (its controls, the
+equations it plots, the data it needs) that the chapter's figure module returns from ``live()``, collected in
+:data:`roofline.web.LIVE`. The published page draws it with the book's script
 (``roofline/static/roofline-live.js``) from the generated equations and data (:func:`roofline.web.bundle`).
 In a notebook, :func:`figure` shows that very script's figure as an `anywidget
 <https://anywidget.dev>`_ (an ipywidgets widget whose view is plain JavaScript, so Jupyter, JupyterLab,

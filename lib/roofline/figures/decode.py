@@ -6,6 +6,8 @@ batch sizes and a context length, draws with numbers from the library only,
 labels the axes in lowercase with units and returns the artists it made.
 :class:`DecodeFigure` puts both on one small figure and updates them in place,
 fast enough to follow a slider. This module uses matplotlib only (no widgets).
+:func:`live` declares chapter 1's live figure (in the vocabulary of :mod:`roofline.figures.declare`), and
+:func:`live_frame` draws its static frame.
 
 >>> from roofline import Deployment, hardware, models
 >>> d = Deployment(models.get("lecture"), hardware.get("GB200"), price_usd_per_hour=2.0)
@@ -20,8 +22,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.offsetbox import AnnotationBbox, OffsetImage
 
-from .. import _check, decode
-from ..deployment import Deployment
+from .. import _check, decode, hardware, lecture, models, registry
+from ..deployment import Deployment, deploy
+from .declare import Live, _keys, batch_axis, checkbox, deployments, inert_where, log_slider, roofline_eq, select
+from .declare import window_tables
 from .live import LiveFigure, batch_grid, new_figure, live_settings
 
 MS = 1e3          # s -> ms
@@ -363,9 +367,85 @@ class DecodeFigure(LiveFigure):
 
 def live_frame(settings):
     """Chapter 1's live figure as matplotlib draws it at ``settings`` (its controls' values, by name: model, chip,
-    precision, batch, context, refined): the static frame of :data:`roofline.web.LIVE` ``["decode"]``."""
-    from ..deployment import deploy
-
+    precision, batch, context, refined): the static frame of :func:`live`."""
     s = live_settings(settings, ("model", "chip", "precision", "batch", "context", "refined"))
     return DecodeFigure(deploy(s["model"], s["chip"], s["precision"]), len_ctx=s["context"],
                         marker_batch=s["batch"], refined=s["refined"])
+
+
+# -- the live figure's declaration: step time and cost per token against batch ---------------------
+_LIVE_EQS = ("decode.compute_time_s", "decode.weight_time_s", "decode.kv_time_s", "decode.memory_time_s",
+             "decode.step_time_s", "decode.cost_per_token_usd", "decode.cost_floor_usd", "decode.max_batch_n",
+             "decode.balance_batch_with_kv_n", "decode.compute_time_attn_s", "decode.weight_time_touched_s",
+             "decode.step_time_refined_s")
+
+
+def _live_data(live):
+    keys = _keys(map(roofline_eq, live.equations), ("batch", "len_ctx"))
+    precisions = live.control("precision").options
+    table = deployments(models.names(), hardware.names(), precisions, keys)
+    return {"deployments": table,
+            "windows": window_tables(keys, live.control("context").grid),
+            "batch": batch_axis(DecodeFigure),
+            "ms": MS, "per_million": PER_MILLION}
+
+
+def _refined_inert(precisions):
+    """Where chapter 1's "experts touched + attention FLOPs" box cannot change the figure: a model without its
+    experts' shapes (can_refine), a chip without the attention rate the refined terms need."""
+    def cannot(model, chip, precision):
+        d = deploy(model, chip, precision)
+        if not can_refine(d):
+            return True
+        try:
+            latency_terms(d, [1.0, 2.0], 1, refined=True)
+        except ValueError:  # no attention FLOP rate at the cache's precision on this chip
+            return True
+        return False
+
+    every = {"model": models.names(), "chip": hardware.names(), "precision": precisions}
+    return (inert_where("{model} lists no expert shapes (only its total and active parameters): nothing to "
+                        "refine", {"model": models.names()}, lambda model: cannot(model, "GB200", "fp4")),
+            inert_where("the registry gives {chip} no attention FLOP rate at the KV cache's precision, which "
+                        "the refined terms need", every, cannot))
+
+
+def _precision_inert(precisions, names=None):
+    """Where chapter 1's precision cannot change the figure: a chip with a rate at one of the precisions only, to
+    which every choice falls back (deploy's weight_precision), for every model (of ``names``; all the registry's
+    by default). Chapter 8's precision (roofline.figures.prefill) takes the same rules."""
+    def fallback(chip):
+        ds = [[deploy(m, chip, p) for p in precisions] for m in (names or models.names())]
+        same = all(len({(d.weight_precision, tuple(sorted(d.values.items()))) for d in row}) == 1 for row in ds)
+        return ds[0][0].weight_precision if same else None
+
+    falls = {chip: fallback(chip) for chip in hardware.names()}
+    return tuple(inert_where(f"on {{chip}} every choice falls back to {p.upper()}, the one of these precisions it "
+                             "has a rate for", {"chip": hardware.names()}, lambda chip, p=p: falls[chip] == p)
+                 for p in dict.fromkeys(v for v in falls.values() if v))
+
+
+def live():
+    """Chapter 1's live figure, declared once for the page (:data:`roofline.web.LIVE` ``["decode"]``) and the
+    notebook: step time and cost per token against batch, for any model, chip and precision of the registry.
+
+    Returns
+    -------
+    roofline.figures.declare.Live
+        Its equations, controls (the lecture model on GB200 in FP4 at the board's batch and context), data and
+        static frame (:func:`live_frame`).
+    """
+    lecture_d = deploy("DeepSeek (lecture)", "GB200", "fp4")
+    precisions = tuple(reversed(registry.PRECISIONS))
+    board_ctx = 256  # chapter 1's context for the board's picture
+    b0 = sum(lecture.CH1["headroom"].value) / 2 * lecture_d.balance_batch(len_ctx=board_ctx)
+    controls = (
+        select("model", "model", models.names(), "DeepSeek (lecture)"),
+        select("chip", "hardware", hardware.names(), "GB200"),
+        select("precision", "precision", precisions, "fp4").unless(*_precision_inert(precisions)),
+        log_slider("batch", "batch B", 0, 5, b0),
+        log_slider("context", "len_ctx", 1, 6, board_ctx),
+        checkbox("refined", "experts touched + attention FLOPs").unless(*_refined_inert(precisions)),
+    )
+    return Live("decode", "01_batch_size", _LIVE_EQS, controls, _live_data,
+                "Step time (left) and cost per token (right) against batch.", frame=live_frame)

@@ -38,7 +38,7 @@ def count(x):
 
 def live_settings(settings, names):
     """``settings`` after checking it is a mapping with a value for each of ``names``: a live figure's controls
-    (:attr:`roofline.web.Live.defaults`), as a chapter's ``live_frame`` takes them."""
+    (:attr:`roofline.figures.declare.Live.defaults`), as a chapter's ``live_frame`` takes them."""
     from collections.abc import Mapping
 
     from .. import _check

@@ -5,7 +5,9 @@ pipeline deepens (weights fall, the cache stays flat); :func:`draw_floor_vs_scal
 plots chapter 1's weight-fetch floor against the number of chips that read the
 weights at once. :class:`MemoryFigure` puts both side by side for a widget. Every
 number comes from :mod:`roofline.memory` and :mod:`roofline.decode` through a
-:class:`~roofline.Deployment`; matplotlib only.
+:class:`~roofline.Deployment`; matplotlib only. :func:`live` declares chapter 4's live figure (in the
+vocabulary of :mod:`roofline.figures.declare`: a :class:`~roofline.figures.declare.Plot` the page draws with
+no code of its own), and :func:`live_frame` draws its static frame.
 
 >>> from roofline import Deployment, hardware, models
 >>> d = Deployment(models.get("DeepSeek-V3"), hardware.get("GB200"), precision="fp4", n_chips=64)
@@ -14,10 +16,14 @@ number comes from :mod:`roofline.memory` and :mod:`roofline.decode` through a
 20.6 GB per GPU
 """
 
+import inspect
+
 import numpy as np
 
-from .. import _check, decode, memory
-from ..deployment import Deployment
+from .. import _check, decode, hardware, memory, models
+from ..deployment import Deployment, deploy
+from .declare import Panel, Plot, Series, _keys, _number, curves, deployments, int_slider, log_slider, roofline_eq
+from .declare import select, window_tables
 from .decode import COLORS, log_axes
 from .live import LiveFigure, new_figure, live_settings
 
@@ -139,8 +145,6 @@ class MemoryFigure(LiveFigure):
 def live_frame(settings):
     """Chapter 4's live figure as matplotlib draws it at ``settings`` (model, chip, gpus, stages, micro,
     context): FP8 weights, or the chip's lowest precision, on ``gpus`` GPUs per stage."""
-    from ..deployment import deploy
-
     s = live_settings(settings, ("model", "chip", "gpus", "stages", "micro", "context"))
     return MemoryFigure(deploy(s["model"], s["chip"], LIVE_PRECISION, n_chips=s["gpus"]),
                         micro_batch=round(s["micro"]), len_ctx=s["context"], n_stages=s["stages"])
@@ -148,3 +152,54 @@ def live_frame(settings):
 
 LIVE_PRECISION = "fp8"
 """The weights' precision in chapter 4's live figure (FP8, or the chip's lowest precision)."""
+
+
+# -- the live figure's declaration: memory per GPU against stages, the weight floor against scale-up size ---
+def _live_data(live):
+    keys = _keys(map(roofline_eq, live.equations), ("micro_batch", "len_ctx", "n_stages", "n_chips"))
+    return {"deployments": deployments(models.names(), hardware.names(), (LIVE_PRECISION,), keys + ["hbm_bytes"]),
+            "windows": window_tables(keys, live.control("context").grid,
+                                     lambda m: deploy(m, "H100", LIVE_PRECISION))}
+
+
+def live():
+    """Chapter 4's live figure, declared once for the page (:data:`roofline.web.LIVE` ``["memory"]``) and the
+    notebook: memory per GPU against pipeline stages, and the weight-fetch floor against scale-up size, curves
+    of the registered equations the page draws from their :class:`~roofline.figures.declare.Plot` alone.
+
+    Returns
+    -------
+    roofline.figures.declare.Live
+        Its equations, controls (Kimi K2 on 8 H100s per stage), plot, data and static frame
+        (:func:`live_frame`).
+    """
+    controls = (
+        select("model", "model", models.names(), "Kimi K2"),
+        select("chip", "hardware", hardware.names(), "H100"),
+        int_slider("gpus", "GPUs G", 1, 128, 8),
+        int_slider("stages", "stages P", 1, 16, 4),
+        log_slider("micro", "micro b", 0, 4, 64, whole=True),
+        log_slider("context", "context (tokens)", 2, 6, 8192),
+    )
+    per_gb = 1 / GB
+    weights, kv = "memory.weights_per_gpu_bytes", "memory.kv_per_gpu_bytes"
+    chips = inspect.signature(draw_floor_vs_scaleup).parameters["chips"].default
+    plot = Plot(
+        panels=(
+            Panel("n_stages", tuple(int(p) for p in STAGES), "pipeline stages P", "GB per GPU", (
+                Series("weights", "weights", (weights,), per_gb, "weights", markers=True),
+                Series("kv", "KV cache", (kv,), per_gb, "kv", markers=True),
+                Series("total", "total", (weights, kv), per_gb, "total", width=2.5),
+            ), hline=("HBM per GPU", "hbm_bytes", per_gb), marker=True),
+            Panel("n_chips", tuple(_number(c) for c in chips), "chips reading the weights at once",
+                  "ms per step (weights alone)", (
+                      Series("floor", "weight-fetch floor", ("decode.weight_time_s",), 1e3, "weights", width=2.5),
+                  ), xlog=True, ylog=True, dot="floor"),
+        ),
+        keywords={"n_chips": "gpus", "n_stages": "stages", "micro_batch": "micro", "len_ctx": "context"},
+        scalars={"at": ((weights, kv), per_gb)},
+        label="{model} on {gpus} x {chip} per stage; micro-batch {micro:,}, L = {context:,}: {at:.1f} GB per GPU "
+              "at P = {stages}")
+    return curves("memory", "04_pipelining_memory", controls, plot, _live_data,
+                  "Memory per GPU against pipeline stages (left); the weight-fetch floor against scale-up size "
+                  "(right).", frame=live_frame)

@@ -5,7 +5,8 @@ patches: an MoE layer, expert parallelism, a layer split over two racks, the NVL
 switch topology and the cable-density argument. :func:`draw_step_parts` and
 :class:`MoeFigure` plot a deployment's decode step against batch size with the
 all-to-all of :mod:`roofline.moe` beside chapter 1's three terms. Every number comes
-from the library; this module uses matplotlib only.
+from the library; this module uses matplotlib only. :func:`live` declares chapter 2's live figure (in the
+vocabulary of :mod:`roofline.figures.declare`), and :func:`live_frame` draws its static frame.
 
 >>> from roofline import Deployment, hardware, models
 >>> d = Deployment(models.get("DeepSeek-V3"), hardware.get("GB200"), n_chips=64, price_usd_per_hour=2.0)
@@ -19,8 +20,10 @@ import numbers
 import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
-from .. import _check, moe
-from ..deployment import Deployment
+from .. import _check, hardware, models, moe, moe_data
+from ..deployment import Deployment, deploy
+from .declare import Live, _keys, batch_axis, deployments, inert_where, int_slider, log_slider, roofline_eq, select
+from .declare import window_tables
 from .decode import (COLORS, MS, _batch, _set_wall, _wall_span, legend_below, log_axes,  # noqa: F401 (legend_below:
                      memory_wall)                                                  # for chapter 2's notebook)
 from .live import LiveFigure, batch_grid, new_figure, live_settings
@@ -312,9 +315,6 @@ def live_frame(settings):
     and back in BF16, the links' latency and bandwidths from :func:`roofline.moe_data.link_values`."""
     import dataclasses
 
-    from .. import hardware, models, moe, moe_data
-    from ..deployment import deploy
-
     s = live_settings(settings, ("model", "chip", "top_k", "racks", "layout", "links", "batch", "context"))
     m = models.get(s["model"])
     m = dataclasses.replace(m, active_routed_experts=min(s["top_k"], m.routed_experts))
@@ -330,3 +330,87 @@ LIVE_PRECISION = "fp4"
 """The weights' precision in chapter 2's live figure (FP4, or the chip's lowest precision)."""
 LIVE_ACTIVATIONS = ("fp8", "bf16")
 """The activations' precisions out (dispatch) and back (combine) in chapter 2's live figure."""
+
+
+# -- the live figure's declaration: the step with the all-to-all -----------------------------------
+_LIVE_EQS = ("decode.compute_time_s", "decode.weight_time_s", "decode.kv_time_s", "decode.memory_time_s",
+             "decode.max_batch_n", "moe.comm_time_s", "moe.step_with_comm_s", "moe.step_with_comm_s[overlap=full]")
+_LAYOUTS = (("one rack's, split", "split"), ("each rack's", "widen"))  # moe.layout_chips
+_LINKS = (("64-byte floor", "floor"), ("calibrated", "calibrated"))  # moe_data.link_values
+
+
+def moe_models():
+    """The models chapter 2's controls offer: those with MoE layers."""
+    return tuple(m.key for m in models.REGISTRY if m.moe_layers)
+
+
+def moe_chips():
+    """The chips chapter 2's controls offer: those with a published scale-out network."""
+    return tuple(h.key for h in hardware.REGISTRY if h.scaleout_bw)
+
+
+def _live_data(live):
+    keys = _keys(map(roofline_eq, live.equations), ("batch", "len_ctx", "n_racks", "hop_latency", "n_chips",
+                                                     "scaleout_bw", "act_bytes"))
+    racks = live.control("racks").grid
+    table = deployments(moe_models(), moe_chips(), (LIVE_PRECISION,), keys)
+    experts = {m: models.get(m).routed_experts for m in moe_models()}
+    # per chip, model and layout: [GPUs, racks] at each position of the racks slider
+    layouts = {}
+    for h in moe_chips():
+        domain = hardware.get(h).scaleup_domain
+        layouts[h] = {m: {lay: [list(moe.layout_chips(e, domain, r, lay)) for r in racks] for lay in moe.LAYOUTS}
+                      for m, e in experts.items()}
+    links = {h: {kind: {"rack": moe_data.link_values(h, 1, kind)["hop_latency"],
+                        "racks": moe_data.link_values(h, 2, kind)["hop_latency"],
+                        "scaleout_bw": moe_data.link_values(h, 2, kind)["scaleout_bw"],
+                        "scaleup_bw": moe_data.link_values(h, 1, kind)["scaleup_bw"]}
+                 for kind in moe_data.LINKS} for h in moe_chips()}
+    return {"deployments": table, "experts": experts, "layout_chips": layouts, "links": links,
+            "act_bytes": moe_data.act_bytes_per_value(*LIVE_ACTIVATIONS),
+            "windows": window_tables(keys, live.control("context").grid,
+                                     lambda m: deploy(m, "GB200", LIVE_PRECISION)),
+            "batch": batch_axis(MoeFigure), "ms": MS}
+
+
+def _layout_inert(racks):
+    """Where chapter 2's layout ("GPUs") cannot change the figure: both layouts take the same GPUs
+    (moe.layout_chips), in one rack, or where one rack already holds every expert, one a GPU."""
+    def same(chip, model, n_racks):
+        e, domain = models.get(model).routed_experts, hardware.get(chip).scaleup_domain
+        return moe.layout_chips(e, domain, n_racks, "split") == moe.layout_chips(e, domain, n_racks, "widen")
+
+    chips, names = moe_chips(), moe_models()
+    return (inert_where("in one rack both layouts are its GPUs", {"racks": racks},
+                        lambda racks: all(same(h, m, racks) for h in chips for m in names)),
+            inert_where("one {chip} rack already holds each of {model}'s experts on a GPU of its own: no "
+                        "layout adds GPUs", {"chip": chips, "model": names},
+                        lambda chip, model: all(same(chip, model, r) for r in racks)))
+
+
+def live():
+    """Chapter 2's live figure, declared once for the page (:data:`roofline.web.LIVE` ``["moe"]``) and the
+    notebook: the decode step with the all-to-all against batch, for the MoE models of :func:`moe_models` on the
+    chips of :func:`moe_chips`.
+
+    Returns
+    -------
+    roofline.figures.declare.Live
+        Its equations, controls (DeepSeek-V3 on GB200 in one rack at its balance batch), data and static frame
+        (:func:`live_frame`).
+    """
+    domain = hardware.get("GB200").scaleup_domain
+    ep = deploy("DeepSeek-V3", "GB200", LIVE_PRECISION, n_chips=moe.ep_chips(256, domain))
+    racks = int_slider("racks", "racks", 1, 8, 1)
+    controls = (
+        select("model", "model", moe_models(), "DeepSeek-V3"),
+        select("chip", "hardware", moe_chips(), "GB200"),
+        int_slider("top_k", "top-k K", 1, 32, 8),
+        racks,
+        select("layout", "GPUs", _LAYOUTS, "split").unless(*_layout_inert(racks.grid)),
+        select("links", "links", _LINKS, "calibrated"),
+        log_slider("batch", "batch B", 0, 5, ep.balance_batch()),
+        log_slider("context", "context (tokens)", 1, 6, 2048),  # chapter 2's chat-length context
+    )
+    return Live("moe", "02_moe_layout", _LIVE_EQS, controls, _live_data,
+                "The decode step with the all-to-all against batch.", frame=live_frame)

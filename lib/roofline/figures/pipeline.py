@@ -3,18 +3,22 @@
 :func:`draw_layer_stack` redraws the board's stack of MoE layers with rack changes
 (00:48:28). :func:`draw_timeline` draws a Gantt chart of the operations that
 :func:`roofline.pipeline.schedule` computes (no block is placed by hand), and
-:class:`PipelineFigure` redraws it for sliders. Matplotlib only.
+:class:`PipelineFigure` redraws it for sliders. Matplotlib only. :func:`live` declares chapter 3's live
+figure (in the vocabulary of :mod:`roofline.figures.declare`), and :func:`live_frame` draws its static frame.
 
 >>> fig = PipelineFigure(n_stages=4, n_micro=4, kind="gpipe")
 >>> print(f"{fig.update(kind='1f1b'):.3f}")
 0.429
 """
 
+import inspect
+
 import numpy as np
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
 from .. import _check, pipeline
+from .declare import Live, int_slider, select
 from .moe import COMM, EXPERT_FILL, SWITCH_FILL, _arrow, _blank, _box
 from .live import LiveFigure, new_figure, live_settings
 
@@ -207,3 +211,28 @@ def live_frame(settings):
     """Chapter 3's live figure as matplotlib draws it at ``settings`` (stages, micro, kind), unlabelled."""
     settings = live_settings(settings, ("stages", "micro", "kind"))
     return PipelineFigure(settings["stages"], settings["micro"], settings["kind"], labels=False)
+
+
+# -- the live figure's declaration: the timeline of one schedule ------------------------------------
+def _live_data(live):
+    params = inspect.signature(pipeline.schedule).parameters
+    return {"fwd": params["fwd"].default, "bwd": params["bwd"].default,
+            "with_formula": ["gpipe", "1f1b"]}  # schedules whose idle share has the closed form
+
+
+def live():
+    """Chapter 3's live figure, declared once for the page (:data:`roofline.web.LIVE` ``["pipeline"]``) and the
+    notebook: the timeline of one schedule, its bubble fraction from the closed form where there is one.
+
+    Returns
+    -------
+    roofline.figures.declare.Live
+        Its equation, controls (8 stages, 16 micro-batches, 1F1B), data and static frame (:func:`live_frame`).
+    """
+    controls = (
+        int_slider("stages", "stages P", 1, 12, 8),
+        int_slider("micro", "micro m", 1, 32, 16),
+        select("kind", "schedule", ("gpipe", "1f1b", "inference", "naive"), "1f1b"),
+    )
+    return Live("pipeline", "03_pipeline_parallelism", ("pipeline.bubble_fraction",), controls, _live_data,
+                "The timeline of one schedule.", frame=live_frame)

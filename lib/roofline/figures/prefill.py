@@ -6,7 +6,9 @@ Every number comes from :mod:`roofline.prefill` and :mod:`roofline.speculation` 
 cached and attention at prefill's FLOPs per pair (:func:`roofline.prefill.prefill_attn_flops`); decode is
 the same pass with ``pass_len = 1`` and attention as the deployment runs it (MLA absorbed), and a
 speculative step the pass with ``pass_len = k + 1``. :class:`PrefillFigure` puts both on one figure and
-updates them in place for a widget.
+updates them in place for a widget. :func:`live` declares chapter 8's live figure (in the vocabulary of
+:mod:`roofline.figures.declare`), for the models of :data:`MODELS`, and :func:`live_frame` draws its static
+frame.
 
 >>> from roofline import Deployment, hardware, models
 >>> d = Deployment(models.get("DeepSeek-V3"), hardware.get("H200"), precision="fp8")
@@ -17,8 +19,11 @@ updates them in place for a widget.
 
 import numpy as np
 
-from .. import _check, prefill, speculation
-from ..deployment import Deployment
+from .. import _check, hardware, prefill, registry, speculation, training_runs
+from ..deployment import Deployment, deploy
+from .declare import Live, _compact, _keys, _number, deployments, float_slider, int_slider, log_slider, roofline_eq
+from .declare import select, window_tables
+from .decode import _precision_inert
 from .live import LiveFigure, count, new_figure, live_settings
 
 COLORS = {"weights": "tab:red", "attention": "tab:purple", "memory": "tab:blue", "total": "black",
@@ -257,8 +262,77 @@ def _seconds(t):
 def live_frame(settings):
     """Chapter 8's live figure as matplotlib draws it at ``settings`` (model, chip, precision, prompt, batch,
     context, accept, drafts): ``drafts`` drafted tokens, so passes of ``drafts + 1``."""
-    from ..deployment import deploy
-
     s = live_settings(settings, ("model", "chip", "precision", "prompt", "batch", "context", "accept", "drafts"))
     return PrefillFigure(deploy(s["model"], s["chip"], s["precision"]), prompt_tokens=s["prompt"],
                          batch=s["batch"], len_ctx=s["context"], accept_rate=s["accept"], pass_len=s["drafts"] + 1)
+
+
+# -- the live figure's declaration: time to first token against prompt length, a user's speed with speculation --
+_LIVE_EQS = ("prefill.prefill_compute_time_s", "prefill.prefill_memory_time_s", "prefill.prefill_time_s",
+             "speculation.spec_pass_time_s", "speculation.spec_user_tokens_per_s", "speculation.spec_speedup",
+             "speculation.spec_breakeven_batch", "decode.max_batch_n")
+MODELS = ("DeepSeek-V3", "Kimi K2", "Qwen3-235B-A22B", "gpt-oss-120b", "Llama 3.1 405B", "Llama 3.1 70B",
+          "Mixtral 8x7B")
+"""The models chapter 8's controls offer (its ``names``: the registry's served models with their layers' shapes)."""
+
+
+def _live_data(live):
+    """Chapter 8's figure's data: the deployments' values; per model what a fresh prompt's pass takes
+    (_prompt_values: prefill's attention FLOPs per pair and the cache bytes a token writes, at the panel's
+    prompts and at the prompt slider's stops; one number where they do not vary); the longest prompt each
+    deployment holds (prompt_wall); the windows' values at the context slider's stops."""
+    keys = _keys(map(roofline_eq, live.equations), ("batch", "len_ctx", "pass_len", "accept_rate"))
+    precisions = live.control("precision").options
+    table = deployments(MODELS, hardware.names(), precisions, keys)
+    prompts = [_number(x) for x in np.geomspace(*PROMPTS)]
+    grids = {"panel": prompts, "control": list(live.control("prompt").grid)}
+
+    def at(values):  # one number where every prompt gives the same
+        return _compact(values[0]) if np.all(values == values[0]) else [_number(x) for x in values]
+
+    prompt = {}
+    for m in MODELS:
+        d = deploy(m, "H200", precisions[0])
+        kv = {h: [d_.kv_bytes_at(np.array(grids["panel"])) for d_ in (deploy(m, h, p) for p in precisions)]
+              for h in hardware.names()}
+        if not all(np.array_equal(np.broadcast_to(v, len(prompts)), np.broadcast_to(kv["H200"][0], len(prompts)))
+                   for vs in kv.values() for v in vs):
+            raise ValueError(f"{m}: a prompt token's cache bytes depend on the chip; the page stores them by model")
+        prompt[m] = {"latent_flops": _number(prefill.prefill_latent_flops(d.model))}
+        for name, grid in grids.items():
+            x = np.array(grid)
+            prompt[m][name] = {"attn_flops": at(np.broadcast_to(prefill.prefill_attn_flops(d.model, x), x.shape)),
+                               "kv_bytes": at(np.broadcast_to(d.kv_bytes_at(x), x.shape))}
+    walls = [[[_number(prompt_wall(deploy(m, h, p))) for p in precisions] for h in hardware.names()]
+             for m in MODELS]
+    return {"deployments": table, "prompts": prompts, "prompt": prompt, "prompt_wall": walls,
+            "batch": [_number(b) for b in np.geomspace(*BATCHES)],
+            "windows": window_tables(keys, live.control("context").grid, lambda m: deploy(m, "H200", "fp8"))}
+
+
+def live():
+    """Chapter 8's live figure, declared once for the page (:data:`roofline.web.LIVE` ``["prefill"]``) and the
+    notebook: time to first token against prompt length, and tokens a second per user against batch with and
+    without speculation, for the models of :data:`MODELS` on any chip of the registry.
+
+    Returns
+    -------
+    roofline.figures.declare.Live
+        Its equations, controls (DeepSeek-V3 on H200 in FP8, its measured MTP acceptance), data and static
+        frame (:func:`live_frame`).
+    """
+    accept = training_runs.RUNS.get("DeepSeek-V3 MTP acceptance").value  # the notebook's ds_mtp
+    precisions = tuple(reversed(registry.PRECISIONS))
+    controls = (
+        select("model", "model", MODELS, "DeepSeek-V3"),
+        select("chip", "hardware", hardware.names(), "H200"),
+        select("precision", "precision", precisions, "fp8").unless(*_precision_inert(precisions, MODELS)),
+        log_slider("prompt", "prompt ℓ_p", 2, 6, 8192),
+        log_slider("batch", "batch B", 0, 5, 64),
+        log_slider("context", "len_ctx L", 2, 6, 4096),
+        float_slider("accept", "accept α_s", 0.3, 1.0, accept, 0.025),
+        int_slider("drafts", "drafts k", 1, 7, 1),
+    )
+    return Live("prefill", "08_prefill_and_speculation", _LIVE_EQS, controls, _live_data,
+                "Time to first token against prompt length (left); tokens a second per user against batch, with "
+                "and without speculation (right).", frame=live_frame)

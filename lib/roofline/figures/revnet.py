@@ -5,17 +5,21 @@
 Feistel cipher and two random MLPs; :func:`memory_timeline` computes the activation bytes a
 training step holds over time, stored, checkpointed or reversible (02:12:05-02:13:08), and
 :func:`draw_timeline` draws it. :class:`TimelineFigure` is the live version. Every number
-comes from :mod:`roofline.revnet`; matplotlib only.
+comes from :mod:`roofline.revnet`; matplotlib only. :func:`live` declares chapter 7's live figure (in the
+vocabulary of :mod:`roofline.figures.declare`), and :func:`live_frame` draws its static frame.
 
 >>> fig = TimelineFigure(n_layers=80, d_model=8192, n_heads=64, micro_batch=1, len_ctx=4096, saved_act_bytes=2)
 >>> print(f"{fig.update(n_layers=40):.1f} GB at the peak, stored")
 42.9 GB at the peak, stored
 """
 
+import inspect
+
 import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
-from .. import _check, revnet, training
+from .. import _check, hardware, models, revnet, training
+from .declare import Live, _number, equation_id, int_slider, select, selection_slider
 from .live import LiveFigure, new_figure, live_settings
 
 GB = 1e9
@@ -437,8 +441,6 @@ class AvalancheFigure(LiveFigure):
 def live_frame(settings):
     """Chapter 7's live figure as matplotlib draws it at ``settings`` (n_layers, d_model, micro_batch, len_ctx,
     saved_act_bytes): heads of :data:`HEAD_DIM` dimensions, against an H100's HBM."""
-    from .. import hardware
-
     names = ("n_layers", "d_model", "micro_batch", "len_ctx", "saved_act_bytes")
     s = {k: live_settings(settings, names)[k] for k in names}
     d_model = _check.whole("d_model", s["d_model"], HEAD_DIM)
@@ -447,3 +449,46 @@ def live_frame(settings):
 
 HEAD_DIM = 128
 """The heads' dimensions in chapter 7's live figure (``n_heads = d_model // 128``)."""
+
+
+# -- the live figure's declaration: activations held over a training step, stored, checkpointed, reversible ---
+_LIVE_VARIANT = {"scores": "flash", "dropout": "off"}  # TimelineFigure's defaults: FlashAttention, no dropout
+_LIVE_LAYER = equation_id(revnet.layer_activation_bytes.under(**_LIVE_VARIANT))
+_LIVE_HELD = {k: equation_id(revnet.training_activation_bytes.under(activations=k, **_LIVE_VARIANT)) for k in KINDS}
+
+
+def _live_data(live):
+    params = inspect.signature(TimelineFigure.__init__).parameters
+    drawn = {"scores": params["scores"].default, "dropout": params["dropout"].default}
+    if drawn != _LIVE_VARIANT:
+        raise ValueError(f"TimelineFigure draws {drawn}; the page draws {_LIVE_VARIANT}: update "
+                         "roofline.figures.revnet._LIVE_VARIANT")
+    return {"kinds": list(KINDS), "labels": [LABELS[k] for k in KINDS],
+            "backward": _number(training.BACKWARD_FLOPS_PER_PARAM / training.FORWARD_FLOPS_PER_PARAM),
+            "layer": _LIVE_LAYER, "held": _LIVE_HELD, "head_dim": HEAD_DIM, "gb": GB,
+            "hbm_bytes": _number(hardware.get("H100").hbm_bytes),
+            "hbm_label": hbm_label(hardware.get("H100").hbm_bytes, "H100"),
+            "ladder": list(LADDER)}
+
+
+def live():
+    """Chapter 7's live figure, declared once for the page (:data:`roofline.web.LIVE` ``["revnet"]``) and the
+    notebook: the activations one training step holds, stored, checkpointed and reversible, against an H100's
+    HBM.
+
+    Returns
+    -------
+    roofline.figures.declare.Live
+        Its equations (FlashAttention, no dropout, as :class:`TimelineFigure` draws), controls (Llama 3.1
+        70B's width and depth), data and static frame (:func:`live_frame`).
+    """
+    llama = models.get("Llama 3.1 70B")  # chapter 7's shape: GPT-style layers at Llama 3.1 70B's width and depth
+    controls = (
+        int_slider("n_layers", "layers", 1, 160, llama.layers),
+        selection_slider("d_model", "width D", (1024, 2048, 4096, 8192, 12288, 16384), llama.hidden_size),
+        int_slider("micro_batch", "micro b", 1, 32, 1),
+        selection_slider("len_ctx", "length L", [2 ** k for k in range(9, 20)], 4096),
+        select("saved_act_bytes", "bytes/act.", (("FP32 (4 B)", 4), ("BF16 (2 B)", 2), ("FP8 (1 B)", 1)), 2),
+    )
+    return Live("revnet", "07_crypto_and_nets", (_LIVE_LAYER, *_LIVE_HELD.values()), controls, _live_data,
+                "Activations held over one training step: stored, checkpointed and reversible.", frame=live_frame)

@@ -1,11 +1,19 @@
 """Chapter 6's figures: cost against context under a two-tier price, cost against pass length (prefill and
-decode), the chat timeline, and the drain times of the memory tiers."""
+decode), the chat timeline, and the drain times of the memory tiers.
+
+:func:`live` declares chapter 6's live figure (in the vocabulary of :mod:`roofline.figures.declare`), and
+:func:`live_frame` draws its static frame.
+"""
+
+import inspect
 
 import numpy as np
 import sympy as sp
 from matplotlib.patches import Rectangle
 
-from .. import _check, decode, serving, symbols
+from .. import _check, decode, hardware, lecture, serving, symbols
+from ..deployment import deploy
+from .declare import Live, _keys, _number, deployments, float_slider, roofline_eq, select, selection_slider
 from .live import LiveFigure, count, new_figure, live_settings
 
 COLORS = {"compute": "tab:blue", "memory": "tab:orange", "total": "black", "price": "tab:red",
@@ -334,8 +342,6 @@ def live_frame(settings):
     """Chapter 6's live figure as matplotlib draws it at ``settings`` (n_active, total_ratio, kv, chip, price,
     batch, decode_batch, context): the lecture's model, FP4, on ``chip`` rented at ``price``, with the
     parameters and cache bytes the controls set."""
-    from ..deployment import deploy
-
     s = live_settings(settings, ("n_active", "total_ratio", "kv", "chip", "price", "batch", "decode_batch", "context"))
     d = deploy(LIVE_MODEL, s["chip"], "fp4", price=s["price"])
     values = dict(d.values, n_active=s["n_active"], n_total=s["n_active"] * s["total_ratio"], kv_bytes=s["kv"])
@@ -344,3 +350,62 @@ def live_frame(settings):
 
 LIVE_MODEL = "DeepSeek (lecture)"
 """The model of chapter 6's live figure, the lecture's, its parameters and cache set by the controls."""
+
+
+# -- the live figure's declaration: cost per token against context under a two-tier price, and pass length ---
+_LIVE_EQS = ("serving.pass_compute_time_s", "serving.pass_memory_time_s", "serving.pass_time_s",
+             "serving.pass_cost_per_token_usd", "decode.max_batch_n", "decode.balance_context_tokens")
+_LIVE_PRECISION = "fp4"  # deploy(LIVE_MODEL, chip, "fp4")
+_LIVE_BATCH, _LIVE_CONTEXT = 16384, 32000  # chapter 6's figure: a large batch, a 32K context
+
+
+def serving_chips():
+    """The chips chapter 6's controls offer: those with a rental price."""
+    return tuple(h for h in hardware.names() if hardware.get(h).price_usd_per_hour)
+
+
+def _live_data(live):
+    given = ("batch", "len_ctx", "pass_len", "n_active", "n_total", "kv_bytes", "price")
+    keys = _keys(map(roofline_eq, live.equations), given)
+    params = inspect.signature(ServingFigure.__init__).parameters
+    return {"deployments": deployments((LIVE_MODEL,), serving_chips(), (_LIVE_PRECISION,), keys),
+            "contexts": list(CONTEXTS), "pass_lengths": list(PASS_LENGTHS),
+            "step_tokens": _number(params["step_tokens"].default), "premium": _number(params["premium"].default)}
+
+
+def _live_start():
+    """Chapter 6's figure's start, as its notebook takes it from :func:`lecture_start`: the KV bytes that put
+    GB200's crossover at the price step, and the decode batch at which decode's memory time is ``output_input``
+    times its compute."""
+    ch6 = lecture.CH6
+    values, b = lecture_start(deploy(LIVE_MODEL, "GB200", _LIVE_PRECISION).values, ch6["n_active"].value,
+                              ch6["price_step_tokens"].value, _LIVE_CONTEXT, ch6["output_input"].value)
+    return float(values["kv_bytes"]), b
+
+
+def live():
+    """Chapter 6's live figure, declared once for the page (:data:`roofline.web.LIVE` ``["serving"]``) and the
+    notebook: cost per output token against context under a two-tier price, and cost per token against pass
+    length, for the lecture's model on the chips of :func:`serving_chips`.
+
+    Returns
+    -------
+    roofline.figures.declare.Live
+        Its equations, controls (their stops from :func:`control_stops`, GB200 at the lecture's start), data
+        and static frame (:func:`live_frame`).
+    """
+    k_step, b5 = _live_start()
+    stops = control_stops(k_step, b5)  # the widget cell's stops: 1-2-5 per decade and the starts
+    controls = (
+        selection_slider("n_active", "N active", stops["n_active"], 1e11, counts=True),
+        selection_slider("total_ratio", "N total / N active", TOTAL_RATIOS, 10),
+        selection_slider("kv", "KV bytes/token", stops["kv"], k_step, counts=True),
+        select("chip", "hardware (per GPU/chip)", serving_chips(), "GB200"),
+        float_slider("price", "$/GPU-h", 0.5, 10, 2.0, 0.25),
+        selection_slider("batch", "batch (left)", stops["batch"], _LIVE_BATCH, counts=True),
+        selection_slider("decode_batch", "decode batch (right)", stops["decode_batch"], b5, counts=True),
+        selection_slider("context", "context (right)", stops["context"], _LIVE_CONTEXT, counts=True),
+    )
+    return Live("serving", "06_api_pricing", _LIVE_EQS, controls, _live_data,
+                "Cost per output token against context under a two-tier price (left); cost per token against "
+                "pass length (right).", frame=live_frame)

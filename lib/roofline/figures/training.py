@@ -1,9 +1,14 @@
 """Chapter 5's figures: a falling and a rising cost, the costs of one quality against pre-training tokens,
-and the over-training factor against traffic, with the lecture's heuristic beside the exact optimum."""
+and the over-training factor against traffic, with the lecture's heuristic beside the exact optimum.
+
+:func:`live` declares chapter 5's live figure (in the vocabulary of :mod:`roofline.figures.declare`), and
+:func:`live_frame` draws its static frame.
+"""
 
 import numpy as np
 
-from .. import _check, training
+from .. import _check, lecture, training
+from .declare import Live, _compact, _number, float_slider, log_slider, select
 from .live import LiveFigure, count, new_figure, live_settings
 
 DAY = 86_400
@@ -206,3 +211,44 @@ def live_frame(settings):
     names = ("n_active", "traffic", "months", "rl_flops", "decode_mfu", "law_name")
     settings = live_settings(settings, names)
     return TrainingFigure(**{k: settings[k] for k in names})
+
+
+# -- the live figure's declaration: the costs of one quality against pre-training tokens, over-training ------
+_LIVE_EQS = ("training.tokens_served", "training.inference_cost_flops", "training.equal_cost_pretrain_tokens",
+             "training.equal_cost_rl_tokens", "training.chinchilla_loss", "training.chinchilla_tokens",
+             "training.tokens_for_loss", "training.params_for_loss", "training.pretrain_flops",
+             "training.overtraining_factor", "training.OPTIMUM_CONDITION")
+
+
+def _live_data(live):
+    laws = {name: {k: _compact(v) for k, v in law.values().items()} for name, law in training.LOSS_LAWS.items()}
+    above, beyond, steps = TOKENS_SPAN
+    return {"laws": laws, "law_names": {name: law.name for name, law in training.LOSS_LAWS.items()},
+            "month": MONTH, "rule": training.CHINCHILLA_RULE,
+            "traffic": [_number(t) for t in np.geomspace(*TRAFFIC)],
+            "tokens_span": {"above": above, "beyond": beyond, "steps": steps}}
+
+
+def live():
+    """Chapter 5's live figure, declared once for the page (:data:`roofline.web.LIVE` ``["training"]``) and the
+    notebook: the costs of the lecture model's quality against pre-training tokens, and over-training against
+    traffic, under any loss law of :data:`roofline.training.LOSS_LAWS`.
+
+    Returns
+    -------
+    roofline.figures.declare.Live
+        Its equations (with the optimum condition the page bisects), controls (the lecture's model, traffic
+        and months), data and static frame (:func:`live_frame`).
+    """
+    month_s = lecture.CH5["deploy_months"].value
+    controls = (
+        log_slider("n_active", "N active", 9, 12, lecture.CH5["n_active"].value),
+        log_slider("traffic", "tokens/s", 6, 10, lecture.CH5["traffic_model"].value),
+        float_slider("months", "months", 0.5, 24, month_s, 0.5),
+        float_slider("rl_flops", "RL FLOPs/token", 2, 6, 3, 0.5),
+        float_slider("decode_mfu", "decode MFU", 0.05, 1, 1 / 3, 0.05),
+        select("law_name", "law", tuple((LAW_LABELS[k], k) for k in training.LOSS_LAWS), "epoch"),
+    )
+    return Live("training", "05_overtraining", _LIVE_EQS, controls, _live_data,
+                "Costs of the lecture model's quality against pre-training tokens (left); over-training against "
+                "traffic (right).", frame=live_frame)

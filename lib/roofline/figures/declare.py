@@ -1,0 +1,582 @@
+"""The vocabulary a chapter declares its live figure in: controls, the settings they cannot change, the
+registry's data, and a figure the page draws from its description alone.
+
+Each chapter's figure module declares its live figure as a function ``live()`` that returns one
+:class:`Live` (``roofline.figures.decode.live()`` for chapter 1): the equations the figure evaluates (the
+registry's, by :func:`roofline_eq` names, and the few sympy expressions of :data:`EXPRESSIONS` that a
+library algorithm solves), its controls (:func:`select`, :func:`int_slider`, :func:`log_slider`,
+:func:`float_slider`, :func:`selection_slider`, :func:`checkbox`; with :meth:`Control.unless` and
+:func:`inert_where`, the settings at which one cannot change the figure), a function that exports the data
+it needs from the library (:func:`deployments`, :func:`window_tables`, :func:`batch_axis`), and the
+chapter's static frame, ``live_frame(settings)``. A figure that is curves of equations against one keyword
+per panel is described whole by a :class:`Plot` (:func:`curves`).
+
+:mod:`roofline.web` prints the declarations for the published page (their equations as JavaScript, their
+data as JSON) and :mod:`roofline.widget` puts them under ipywidgets controls in a notebook; this module
+knows neither.
+
+>>> int_slider("stages", "stages P", 1, 4, 2).grid
+(1, 2, 3, 4)
+>>> equation_id(roofline_eq("moe.step_with_comm_s[overlap=full]"))
+'moe.step_with_comm_s[overlap=full]'
+"""
+
+import dataclasses
+import inspect
+import itertools
+
+import numpy as np
+import sympy as sp
+
+from .. import _check, equations, models, symbols, training
+from ..deployment import deploy
+from . import live as fig_live
+
+
+# -- equations a figure evaluates ---------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Expression:
+    """A sympy expression in the library's symbols that a figure evaluates but the registry does not hold.
+
+    An algorithm of the library solves it (:func:`roofline.training.optimal_for_loss` bisects
+    :data:`roofline.training.OPTIMUM_CONDITION`); the page gets it printed like an equation, with its
+    keywords as arguments, and runs the same algorithm on it.
+    """
+
+    name: str
+    expr: object
+    unit: str
+    doc: str
+
+    def __post_init__(self):
+        _check.record(self)
+        if not isinstance(self.expr, sp.Expr) or not all(s in symbols.ALL for s in self.expr.free_symbols):
+            raise ValueError(f"Expression {self.name!r}: expr must be a sympy expression in roofline.symbols; "
+                             f"got {_check.short(self.expr)}")
+
+    @property
+    def args(self):
+        return tuple(symbols.by_symbol(x).keyword for x in symbols.order(self.expr.free_symbols))
+
+    @property
+    def fast(self):
+        """The expression as a numpy function of its keywords, in the order of ``args`` (for the tests)."""
+        return sp.lambdify(symbols.order(self.expr.free_symbols), self.expr, "numpy")
+
+
+EXPRESSIONS = {e.name: e for e in (
+    Expression("training.OPTIMUM_CONDITION", training.OPTIMUM_CONDITION, "nat/token",
+               "alpha p - beta q (1 + k/(6D)): zero at the cheapest (N, D) for a loss, rising with D"),
+)}
+"""The expressions beyond the registry that the live figures evaluate, by the name the page uses."""
+
+
+def roofline_eq(name):
+    """A registered equation by ``module.name``, with an optional variant: ``"moe.step_with_comm_s[overlap=full]"``;
+    or one of :data:`EXPRESSIONS`."""
+    if not isinstance(name, str):
+        raise ValueError(f"name must be an equation's name (str), 'module.name[option=value]'; "
+                         f"got {_check.short(name)}")
+    if name in EXPRESSIONS:
+        return EXPRESSIONS[name]
+    base, _, variant = name.partition("[")
+    if base not in equations.REGISTRY:
+        raise ValueError(f"name {base!r} is not a registered equation; see roofline.equations.REGISTRY")
+    pairs = [o.split("=") for o in variant.rstrip("]").split(",")] if variant else []
+    if any(len(p) != 2 for p in pairs):
+        raise ValueError(f"name {name!r}: a variant is written [option=value,option=value]")
+    options = dict(pairs)
+    return equations.REGISTRY[base].under(**options) if options else equations.REGISTRY[base]
+
+
+def equation_id(eq):
+    """``module.name``, with the options that differ from the default build: ``moe.step_with_comm_s[overlap=full]``."""
+    if isinstance(eq, Expression):
+        return eq.name
+    if not isinstance(eq, equations.Equation) or f"{eq.module}.{eq.name}" not in equations.REGISTRY:
+        raise ValueError(f"eq must be a registered roofline Equation or an Expression; got {_check.short(eq)}")
+    default = equations.REGISTRY[f"{eq.module}.{eq.name}"]
+    changed = {k: v for k, v in eq.options.items() if default.options.get(k) != v}
+    return f"{eq.module}.{eq.name}" + (f"[{','.join(f'{k}={v}' for k, v in sorted(changed.items()))}]"
+                                       if changed else "")
+
+
+# -- controls -----------------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Inert:
+    """Where a control cannot change its figure, and why: the page disables it there and shows ``note``.
+
+    ``when``: alternatives, each a tuple of ``(control name, values)`` pairs; the rule holds at a setting
+    where, for some alternative, every named control has one of its values. ``note`` may name controls'
+    values as ``{model}``. Made by :func:`inert_where`, which finds the settings with the library.
+    """
+
+    note: str
+    when: tuple
+
+    def __post_init__(self):
+        _check.record(self)
+
+
+def inert_where(note, over, test):
+    """An :class:`Inert` rule holding wherever ``test(**setting)`` is true, for every setting of the controls
+    in ``over`` (name -> the values to try, usually the control's options).
+
+    The settings found are written compactly: a value of one control at which every setting is inert is one
+    alternative (``(("chip", ("Rubin",)),)``); the rest one alternative each.
+
+    >>> inert_where("{racks} rack", {"racks": (1, 2), "k": (3, 4)}, lambda racks, k: racks < 2).when
+    ((('racks', (1,)),),)
+    """
+    _check.instance("note", note, str, "a str")
+    _check.mapping("over", over, ())
+    if not callable(test):
+        raise ValueError(f"test must be a callable of the controls' values; got {_check.short(test)}")
+    if not all(isinstance(v, (tuple, list)) for v in over.values()):
+        raise ValueError(f"over must map each control's name to a tuple of its values; got {_check.short(over)}")
+    _check.work("inert_where", MAX_STOPS, {f"values of {n}": len(v) for n, v in over.items()}, 1, "settings")
+    names = list(over)
+    settings = list(itertools.product(*over.values()))
+    dead = [c for c in settings if test(**dict(zip(names, c)))]
+    when, left = [], list(dead)
+    for i, name in enumerate(names):
+        whole = tuple(v for v in over[name] if all(c in dead for c in settings if c[i] == v))
+        if whole:
+            when.append(((name, whole),))
+            left = [c for c in left if c[i] not in whole]
+    when += [tuple((name, (v,)) for name, v in zip(names, c)) for c in left]
+    return Inert(note, tuple(when))
+
+
+@dataclasses.dataclass(frozen=True)
+class Control:
+    """One control of a live figure, as the chapter's ipywidgets cell has it.
+
+    ``kind`` is 'select' (a dropdown or toggle buttons: ``options``, shown as ``labels`` where the
+    widget's options are (label, value) pairs), 'range' (a slider over ``grid``, its positions low to
+    high; ``log`` for a FloatLogSlider; a SelectionSlider's options as the grid) or 'check' (a check box).
+    ``label`` is the ipywidgets ``description``: the lecture's term. ``inert``: :class:`Inert` rules, the
+    settings at which the control cannot change the figure (the page disables it there, with the rule's note).
+    """
+
+    name: str
+    label: str
+    kind: str
+    value: object
+    options: tuple = ()
+    grid: tuple = ()
+    log: bool = False
+    labels: tuple = ()
+    inert: tuple = ()
+
+    def __post_init__(self):
+        _check.record(self)
+        if isinstance(self.value, (list, dict, set, np.ndarray)):
+            raise ValueError(f"control {self.name}: value must be one option, not {_check.short(self.value)}")
+        if self.kind == "select" and self.value not in self.options:
+            raise ValueError(f"control {self.name}: value {self.value!r} is not one of {self.options}")
+        if self.kind == "range" and self.value not in self.grid:
+            raise ValueError(f"control {self.name}: value {self.value!r} is not on its grid")
+        if self.labels and len(self.labels) != len(self.options):
+            raise ValueError(f"control {self.name}: {len(self.labels)} labels for {len(self.options)} options")
+        if self.kind not in ("select", "range", "check"):
+            raise ValueError(f"control {self.name}: kind must be 'select', 'range' or 'check'; got {self.kind!r}")
+
+    @property
+    def readouts(self):
+        """What a slider shows at each of its stops (a range control's; empty for others), written once here for
+        the notebook's SelectionSlider and the page's readout alike: a log slider's stops as counts
+        (:func:`roofline.figures.live.count`: 100B, 32.8K), whole numbers with thousands separated, others to
+        three significant figures.
+
+        >>> int_slider("micro", "micro m", 1, 3, 2).readouts, log_slider("b", "batch", 3, 4, 1e3, 0.5).readouts
+        (('1', '2', '3'), ('1K', '3.2K', '10K'))
+        >>> float_slider("p", "$/GPU-h", 0.5, 1.5, 1 / 3, 0.5).readouts
+        ('0.333', '0.5', '1', '1.5')
+        """
+        if self.kind != "range":
+            return ()
+        if self.log:
+            return tuple(fig_live.count(v) for v in self.grid)
+        return tuple(f"{round(v):,}" if float(v).is_integer() else f"{float(v):.3g}" for v in self.grid)
+
+    def as_json(self):
+        out = {k: v for k, v in dataclasses.asdict(self).items() if v not in ((), None, "") or k == "value"}
+        if self.readouts:
+            out["readouts"] = list(self.readouts)
+        return out
+
+    def inert_note(self, state):
+        """Why this control cannot change its figure at ``state`` (control name -> value), or None: the note of its
+        first :class:`Inert` rule that holds, as the page shows it. A notebook can disable its widget the same way.
+
+        >>> from roofline.figures import moe
+        >>> layout = moe.live().control("layout")
+        >>> layout.inert_note({"model": "DeepSeek-V3", "chip": "GB200", "racks": 1})
+        'in one rack both layouts are its GPUs'
+        >>> layout.inert_note({"model": "DeepSeek-V3", "chip": "GB200", "racks": 2}) is None
+        True
+        """
+        for rule in self.inert:
+            if any(all(state[name] in values for name, values in alt) for alt in rule.when):
+                return rule.note.format(**state)
+        return None
+
+    def unless(self, *rules):
+        """This control, disabled on the page where one of ``rules`` (:class:`Inert`) holds."""
+        known = {name for rule in rules for alt in rule.when for name, _ in alt}
+        if self.name in known:
+            raise ValueError(f"control {self.name}: an inert rule cannot depend on the control itself")
+        return dataclasses.replace(self, inert=self.inert + tuple(rules))
+
+
+def select(name, label, options, value):
+    """A dropdown (ipywidgets Dropdown or ToggleButtons); ``options`` as the widget's: values, or (label, value) pairs."""
+    options = _values("options", options)
+    if options and all(isinstance(o, tuple) for o in options):
+        return Control(name, label, "select", value, options=tuple(v for _, v in options),
+                       labels=tuple(str(t) for t, _ in options))
+    return Control(name, label, "select", value, options=options)
+
+
+def selection_slider(name, label, options, value, counts=False):
+    """An ipywidgets SelectionSlider of numbers: a slider over ``options``, low to high.
+
+    ``counts``: the widget labels its stops with :func:`roofline.figures.live.count` (100B, 32.8K); the page's
+    readout then writes them the same way, as it does a log slider's (``log`` set).
+    """
+    grid = tuple(_compact(o, "options") for o in _values("options", options))
+    if list(grid) != sorted(grid):
+        raise ValueError(f"control {name}: a selection slider's options must rise; got {grid}")
+    return Control(name, label, "range", _compact(value, "value"), grid=grid, log=bool(counts))
+
+
+def int_slider(name, label, low, high, value, step=1):
+    """An ipywidgets IntSlider: whole numbers from ``low`` to ``high``."""
+    low, high = _check.whole("low", low, -MAX_STOPS, _check.MAX_EXACT_INT), _check.whole("high", high, low)
+    step = _check.whole("step", step, 1)
+    _check.work("int_slider", MAX_STOPS, {"(high - low) / step + 1": (high - low) // step + 1}, 1, "stops")
+    value = _check.whole("value", value, low, high)
+    return Control(name, label, "range", value, grid=tuple(range(low, high + 1, step)))
+
+
+def log_slider(name, label, low, high, value, step=0.1, whole=False):
+    """An ipywidgets FloatLogSlider: ``10**e`` for exponents ``low`` to ``high`` in ``step``; ``value`` joins the grid.
+
+    ``whole``: the chapter rounds the value to a whole number (``round(10**e)``).
+    """
+    low, high, step = _range(low, high, step, -300, 300)
+    exponents = np.round(np.arange(low, high + step / 2, step), 10)
+    grid = [float(round(10.0 ** e)) if whole else float(10.0 ** e) for e in exponents]
+    value = _check.check_value("value", value)
+    if np.ndim(value):
+        raise ValueError(f"value must be one number; got {_check.short(value)}")
+    return Control(name, label, "range", float(value), grid=tuple(sorted(set(grid) | {float(value)})), log=True)
+
+
+def float_slider(name, label, low, high, value, step):
+    """An ipywidgets FloatSlider: ``low`` to ``high`` in ``step``; ``value`` joins the grid (1/3 on a 0.05 grid)."""
+    low, high, step = _range(low, high, step)
+    grid = [float(x) for x in np.round(np.arange(low, high + step / 2, step), 10)]
+    value = _number(value, "value")
+    return Control(name, label, "range", float(value), grid=tuple(sorted(set(grid) | {float(value)})))
+
+
+def checkbox(name, label, value=False):
+    """An ipywidgets Checkbox."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"value must be True or False; got {_check.short(value)}")
+    return Control(name, label, "check", bool(value))
+
+
+# -- data the figures take from the registry ------------------------------------------------------
+MAX_STOPS = 10_000
+"""The most positions a control may have (a slider's stops, a rule's settings), each one data on the page."""
+
+
+def _values(name, values):
+    """``values`` as a tuple, at most :data:`MAX_STOPS` of them."""
+    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__") or hasattr(values, "__len__") \
+            and len(values) > MAX_STOPS:
+        raise ValueError(f"{name} must be a list of at most {MAX_STOPS:,} values; got {_check.short(values)}")
+    return tuple(_check.items(name, values, MAX_STOPS))
+
+
+def _range(low, high, step, least=-1e15, most=1e15):
+    """A slider's ``low``, ``high`` and ``step``: numbers with low <= high, step > 0, and no more than
+    :data:`MAX_STOPS` stops between."""
+    low, high = (_number(x, n) for n, x in (("low", low), ("high", high)))
+    step = _check.check_value("step", step)
+    if np.ndim(step) or not least <= low <= high <= most:
+        raise ValueError(f"low <= high must lie in [{least:g}, {most:g}] and step be one number; got low={low!r}, "
+                         f"high={high!r}, step={_check.short(step)}")
+    _check.work("slider", MAX_STOPS, {"(high - low) / step": (high - low) / step}, 1, "stops")
+    return low, high, step
+
+
+def _number(x, name="registry data"):
+    try:
+        x = float(x)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be a finite number; got {_check.short(x)}") from None
+    if not np.isfinite(x):
+        raise ValueError(f"{name} must be a finite number; got {x}")
+    return x
+
+
+def _compact(x, name="registry data"):
+    """A number as JSON writes it shortest, exactly: a whole float as an int."""
+    x = _number(x, name)
+    return int(x) if x.is_integer() and abs(x) < 2 ** 53 else x
+
+
+def deployments(model_names, chip_names, precisions, keys, make=deploy):
+    """What the page needs of ``make(model, chip, precision)`` for every combination, factored.
+
+    Each deployment's values by keyword (those in ``keys`` it knows; a missing one is null), plus
+    ``n_chips`` (the chips it uses) and ``precision`` (the weights' precision after any fallback).
+    A quantity that depends on the model alone is stored once per model (``by_model[key][m]``), one
+    that depends on the chip and precision alone once per pair (``by_chip[key][h][p]``), any other in
+    full (``full[key][m][h][p]``); indices follow the lists given, as the page's controls do.
+    """
+    model_names, chip_names, precisions, keys = (_values(n, v) for n, v in (
+        ("model_names", model_names), ("chip_names", chip_names), ("precisions", precisions), ("keys", keys)))
+    if not callable(make):
+        raise ValueError(f"make must be a callable (model, chip, precision) -> Deployment; got {_check.short(make)}")
+    _check.work("deployments", 10_000, {"models": len(model_names), "chips": len(chip_names),
+                                        "precisions": len(precisions)}, 1, "deployments")
+    unknown = [k for k in keys if k not in symbols.TABLE]
+    if unknown:
+        raise ValueError(f"keys must be keywords of roofline.symbols; got unknown {unknown}")
+    rows = {(m, h, p): make(m, h, p) for m in model_names for h in chip_names for p in precisions}
+    cols = {k: {i: (_compact(d.values[k]) if k in d.values else None) for i, d in rows.items()} for k in keys}
+    cols["n_chips"] = {i: int(d.n_chips_used) for i, d in rows.items()}
+    cols["precision"] = {i: d.weight_precision for i, d in rows.items()}
+    out = {"by_model": {}, "by_chip": {}, "full": {}}
+    for k, col in cols.items():
+        if all(len({col[m, h, p] for h in chip_names for p in precisions}) == 1 for m in model_names):
+            out["by_model"][k] = [col[m, chip_names[0], precisions[0]] for m in model_names]
+        elif all(len({col[m, h, p] for m in model_names}) == 1 for h in chip_names for p in precisions):
+            out["by_chip"][k] = [[col[model_names[0], h, p] for p in precisions] for h in chip_names]
+        else:
+            out["full"][k] = [[[col[m, h, p] for p in precisions] for h in chip_names] for m in model_names]
+    return out
+
+
+def window_tables(keys, contexts, make=lambda m: deploy(m, "GB200")):
+    """KV bytes (and attention FLOPs) per token at each context, for the models with sliding-window layers.
+
+    :meth:`roofline.Deployment.evaluate` replaces ``kv_bytes`` and ``attn_flops`` by their value at
+    the context given where a model has window layers; the page looks them up here, by the
+    position of the context on its slider.
+    """
+    keys, contexts = _values("keys", keys), _values("contexts", contexts)
+    contexts = [_number(L, "contexts") for L in contexts]
+    if not callable(make):
+        raise ValueError(f"make must be a callable (model) -> Deployment; got {_check.short(make)}")
+    out = {}
+    for m in models.REGISTRY:
+        if not m.window_layers:
+            continue
+        d = make(m.key)
+        out[m.key] = {"kv_bytes": [_number(d.kv_bytes_at(L)) for L in contexts]}
+        if "attn_flops" in keys:
+            out[m.key]["attn_flops"] = [_number(d.attn_flops_at(L)) for L in contexts]
+    return out
+
+
+def batch_axis(figure):
+    """The batch sizes a live figure class plots along x: its default ``batch_range`` in ``n_points`` steps."""
+    params = inspect.signature(figure.__init__).parameters if inspect.isclass(figure) else {}
+    if "batch_range" not in params or "n_points" not in params:
+        raise ValueError(f"figure must be a live figure class with batch_range and n_points (e.g. DecodeFigure); "
+                         f"got {_check.short(figure)}")
+    low, high = params["batch_range"].default
+    return [_number(b) for b in np.geomspace(low, high, params["n_points"].default)]
+
+
+def _keys(eqs, given):
+    """The keywords the figure's equations take, less those the controls set."""
+    return sorted({a for eq in eqs for a in eq.args} - set(given), key=list(symbols.TABLE).index)
+
+
+@dataclasses.dataclass(frozen=True)
+class Live:
+    """One chapter's live figure on the published page.
+
+    Parameters
+    ----------
+    key : str
+        The figure's name, as the page's placeholder names it (``data-figure="decode"``).
+    chapter : str
+        The notebook it belongs to.
+    equations : tuple of str
+        The registered equations it evaluates (:func:`roofline_eq` names).
+    controls : tuple of Control
+        Its controls, in the order the ipywidgets cell shows them.
+    data : callable
+        ``data(live)``: what it needs from the registry, as JSON-ready values.
+    caption : str
+        What the figure shows, for the line above it.
+    plot : Plot or None
+        The figure's whole description, where the page draws it with no code of its own.
+    frame : callable or None
+        ``frame(settings)``: the chapter's matplotlib figure (a :class:`roofline.figures.live.LiveFigure`) at
+        ``settings`` (control name -> value): the static frame a reader without JavaScript sees, and nbval
+        compares (:meth:`figure`, :func:`roofline.widget.frame`).
+    """
+
+    key: str
+    chapter: str
+    equations: tuple
+    controls: tuple
+    data: object
+    caption: str = ""
+    plot: object = None
+    frame: object = None
+
+    def __post_init__(self):
+        _check.record(self)
+        if not all(isinstance(c, Control) for c in self.controls) or not callable(self.data) or not (
+                self.plot is None or isinstance(self.plot, Plot)) or not (self.frame is None or callable(self.frame)):
+            raise ValueError(f"live figure {self.key}: controls must be Controls, data a callable and plot a Plot or "
+                             f"None; got {_check.short(self.controls)}, {_check.short(self.data)}, "
+                             f"{_check.short(self.plot)}")
+        names = [c.name for c in self.controls]
+        if len(set(names)) != len(names):
+            raise ValueError(f"live figure {self.key}: control names repeat: {names}")
+        for name in self.equations:
+            roofline_eq(name)  # a ValueError for a name the registry does not hold
+
+    def control(self, name):
+        """The control called ``name``."""
+        for c in self.controls:
+            if c.name == name:
+                return c
+        raise ValueError(f"live figure {self.key} has no control {name!r}; it has {[c.name for c in self.controls]}")
+
+    @property
+    def defaults(self):
+        """Every control's start, by name."""
+        return {c.name: c.value for c in self.controls}
+
+    def figure(self, **settings):
+        """The chapter's matplotlib figure at the controls' starts, changed by ``settings`` (control name ->
+        value); ``.frame()`` of it is the static frame."""
+        if self.frame is None:
+            raise ValueError(f"live figure {self.key} declares no static frame")
+        unknown = sorted(set(settings) - set(self.defaults))
+        if unknown:
+            raise ValueError(f"live figure {self.key} has no control {unknown[0]!r}; it has {list(self.defaults)}")
+        return self.frame({**self.defaults, **settings})
+
+    def as_json(self):
+        out = {"chapter": self.chapter, "caption": self.caption, "equations": list(self.equations),
+               "controls": [c.as_json() for c in self.controls], "data": self.data(self)}
+        if self.plot is not None:
+            out["plot"] = self.plot.as_json()
+        return out
+
+
+# -- figures the page draws from their description alone ------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Series:
+    """One curve of a :class:`Panel`: the sum of registered equations, each times ``scale``, over the panel's x.
+
+    ``color`` names a colour of the script's palette (compute, weights, kv, memory, total, comm, grey)
+    or is any CSS colour; ``dash`` an SVG dash pattern ("5 3"); ``markers`` a dot at every x.
+    """
+
+    name: str
+    label: str
+    equations: tuple
+    scale: float = 1.0
+    color: str = "total"
+    width: float = 1.5
+    dash: str = ""
+    markers: bool = False
+
+    def __post_init__(self):
+        _check.record(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class Panel:
+    """One panel: ``series`` against the keyword ``x`` over ``grid``.
+
+    ``hline``: (label, keyword, scale), a dashed line at a value the figure knows (the HBM per chip);
+    ``marker``: a dotted line at the current value of ``x``; ``dot``: the series marked at that value.
+    """
+
+    x: str
+    grid: tuple
+    xlabel: str
+    ylabel: str
+    series: tuple
+    xlog: bool = False
+    ylog: bool = False
+    hline: tuple = ()
+    marker: bool = False
+    dot: str = ""
+
+    def __post_init__(self):
+        _check.record(self)
+        if not all(isinstance(x, Series) for x in self.series):
+            raise ValueError(f"Panel: series must be Series; got {_check.short(self.series)}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Plot:
+    """A live figure the page draws from this description alone, with no code of its own.
+
+    Parameters
+    ----------
+    panels : tuple of Panel
+        Side by side.
+    keywords : dict
+        Equation keyword -> control name: the values the controls set (``{"n_chips": "gpus"}``).
+    label : str
+        The line above the panels, a template of control names and ``scalars``: ``{micro:,}`` (whole,
+        thousands separated), ``{at:.1f}``, ``{share:.0%}``.
+    scalars : dict
+        Name -> (equations, scale): sums evaluated at the current values, for the label.
+    deployment : tuple
+        The controls that choose the model, the chip and the precision (None: the table's one
+        precision); the values come from the data's ``deployments`` (:func:`deployments`) and, for a
+        model with sliding-window layers, its ``windows`` at the ``len_ctx`` control's position.
+    """
+
+    panels: tuple
+    keywords: dict
+    label: str = ""
+    scalars: dict = dataclasses.field(default_factory=dict)
+    deployment: tuple = ("model", "chip", None)
+
+    def __post_init__(self):
+        _check.record(self)
+        if not all(isinstance(p, Panel) for p in self.panels) or not all(
+                isinstance(v, tuple) and len(v) == 2 for v in self.scalars.values()):
+            raise ValueError(f"Plot: panels must be Panels and scalars map names to (equations, scale); got "
+                             f"{_check.short(self.panels)}, {_check.short(self.scalars)}")
+
+    def equations(self):
+        """Every equation the plot evaluates, each once, in order."""
+        names = [e for p in self.panels for s in p.series for e in s.equations]
+        names += [e for eqs, _ in self.scalars.values() for e in eqs]
+        return tuple(dict.fromkeys(names))
+
+    def as_json(self):
+        return dataclasses.asdict(self)
+
+
+def curves(key, chapter, controls, plot, data, caption="", frame=None):
+    """A :class:`Live` drawn from ``plot`` alone: its equations are those the plot names."""
+    _check.instance("plot", plot, Plot, "a Plot")
+    controls = _values("controls", controls)
+    if not all(isinstance(c, Control) for c in controls):
+        raise ValueError(f"controls must be Controls (see select, int_slider, ...); got {_check.short(controls)}")
+    known = {c.name for c in controls}
+    missing = [c for c in list(plot.keywords.values()) + [c for c in plot.deployment if c] if c not in known]
+    if missing:
+        raise ValueError(f"live figure {key}: the plot uses controls {missing} that it does not have")
+    return Live(key, chapter, plot.equations(), tuple(controls), data, caption, plot, frame)
