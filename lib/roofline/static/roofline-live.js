@@ -17,7 +17,7 @@
  * to a CSS pixel, so the text keeps its size; the title goes to a caption under the plot. Colours are
  * the palette below, overridden by the theme's CSS variables (custom.css: the dark theme's), read again
  * when the reader switches theme. A control that cannot change the figure at the current settings
- * (its `inert` rules, declared with the control in roofline.web) is disabled, and a note under the
+ * (its `inert` rules, declared with the control in the chapter's figure module, roofline.figures.declare) is disabled, and a note under the
  * plot says why. The settings go into the page's address (?KEY.NAME=VALUE, a link under the figure),
  * and loading that address restores them; the plotted arrays download as CSV.
  */
@@ -74,7 +74,7 @@
     });
   }
 
-  /* A deployment's values by keyword, from the factored table roofline.web.deployments wrote. */
+  /* A deployment's values by keyword, from the factored table roofline.figures.declare.deployments wrote. */
   function deployment(table, m, h, p) {
     const v = {};
     for (const k in table.by_model) v[k] = table.by_model[k][m];
@@ -1077,7 +1077,7 @@
     return drawn(lay, "", ttft + speed, p.labels);
   }
 
-  // -- a figure described by its spec alone (roofline.web.Plot): chapter 4, and any chapter like it ---
+  // -- a figure described by its spec alone (roofline.figures.declare.Plot): chapter 4, and any chapter like it ---
   const color = (name) => C[name] || name;
 
   /* {name}, {name:,} (whole, thousands separated), {name:.1f}, {name:.0%} */
