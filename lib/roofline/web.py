@@ -110,8 +110,8 @@ def js_function(eq):
 # -- the chapters' live figures, each declared in its figure module ---------------------------------
 LIVE = {live.key: live for live in (fig_decode.live(), fig_moe.live(), fig_pipeline.live(), fig_memory.live(),
                                     fig_training.live(), fig_serving.live(), fig_revnet.live(), fig_prefill.live())}
-"""Every chapter's live figure on the published page, by the name its placeholder uses: each chapter figure
-module's ``live()``, chapters 1 to 8.
+"""Every chapter's live figure on the published page (each chapter figure module's ``live()``, chapters 1 to 8),
+by the name its placeholder uses.
 
 :meta hide-value:
 """
