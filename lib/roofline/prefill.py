@@ -249,9 +249,9 @@ def prefill_latent_flops(model):
 
 # -- the all-to-all of a layout over nodes ----------------------------------------------------------------
 DEEPSEEK_V3_EXPERT_GROUPS = (8, 4)
-"""DeepSeek-V3's group-limited routing: its 256 routed experts in 8 groups, a token's 8 experts drawn from the 4
-groups it scores highest (config.json: ``n_group`` 8, ``topk_group`` 4; the technical report's node-limited
-routing, section 2.1.2)."""
+"""DeepSeek-V3's group-limited routing as (expert groups, groups a token draws from). Its 256 routed experts lie in
+8 groups, and a token's 8 experts are drawn from the 4 groups it scores highest (config.json ``n_group`` 8 and
+``topk_group`` 4; the technical report's node-limited routing, section 2.1.2)."""
 
 
 MAX_GROUPS = 10**6
