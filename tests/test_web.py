@@ -217,16 +217,13 @@ def test_revnet_draws_what_the_timeline_figure_draws():
 
 
 def test_prefill_offers_chapter_8s_models_and_a_fresh_prompts_values():
-    """Chapter 8's model dropdown (its notebook's names), the figure's axes, and per model what a fresh prompt's
+    """Chapter 8's model dropdown (figures.prefill.MODELS, the notebook's names), the figure's axes, and per model what a fresh prompt's
     pass takes (roofline.figures.prefill._prompt_values) at the panel's prompts and the prompt slider's stops."""
     from roofline import prefill
     from roofline.figures import prefill as fig_prefill
     from roofline.notebook import deploy
 
-    nb = json.loads((ROOT / "notebooks" / "08_prefill_and_speculation.ipynb").read_text())
-    cell = next("".join(c["source"]) for c in nb["cells"] if "".join(c["source"]).startswith("names = ["))
-    tree = ast.parse(cell)
-    names = next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign) and n.targets[0].id == "names")
+    names = fig_prefill.MODELS  # the chapter's models (its notebook takes them from here)
     live = web.LIVE["prefill"]
     assert live.control("model").options == tuple(names) == web.PREFILL_MODELS
     assert live.control("chip").options == tuple(hardware.names())
