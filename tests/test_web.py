@@ -7,7 +7,6 @@ figure's notebook controls (:mod:`roofline.widget`) are its declaration's; each 
 declaration and puts its placeholder on the page. The browser test (tests/browser/test_live.py) moves the controls on the built pages.
 """
 
-import ast
 import json
 import pathlib
 import re
