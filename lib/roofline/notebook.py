@@ -13,12 +13,14 @@ from . import _check, hardware, lecture, models, registry
 from .deployment import Deployment, deploy  # noqa: F401 (the chapters import deploy from here)
 
 COLAB_CELL = '''\
-# On Colab, or any kernel without this book's environment: install the companion library with what the
-# chapter imports besides it (ipywidgets and anywidget for the live figures). Prints nothing where they are
-# installed.
+# On Colab, or any kernel without this book's environment: install the
+# companion library with what the chapter imports besides it (ipywidgets and
+# anywidget for the live figures). Prints nothing where they are installed.
 import importlib.util
-if not all(importlib.util.find_spec(m) for m in ("roofline", "ipywidgets", "anywidget")):
-    %pip install --quiet "roofline[notebooks] @ git+https://github.com/llm-roofline/roofline-book"'''
+needs = ("roofline", "ipywidgets", "anywidget")
+if not all(importlib.util.find_spec(m) for m in needs):
+    book = "git+https://github.com/llm-roofline/roofline-book"
+    %pip install --quiet "roofline[notebooks] @ {book}"'''
 """The first, hidden cell of every chapter notebook (the tests check each notebook carries it verbatim)."""
 
 
