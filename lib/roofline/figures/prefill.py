@@ -21,8 +21,8 @@ import numpy as np
 
 from .. import _check, hardware, prefill, registry, speculation, training_runs
 from ..deployment import Deployment, deploy
-from .declare import Live, _compact, _keys, _number, deployments, float_slider, int_slider, log_slider, roofline_eq
-from .declare import select, window_tables
+from .declare import Live, _compact, _keys, _number, deployments, float_slider, int_slider, roofline_eq
+from .declare import select, selection_slider, window_tables
 from .decode import _precision_inert
 from .live import LiveFigure, count, new_figure, live_settings
 
@@ -236,7 +236,7 @@ class PrefillFigure(LiveFigure):
                                 f"{count(st['prompt_tokens'])} tokens: {_seconds(ttft)}")
         self.labels[1].set_text(f"B = {count(st['batch'])} at L = {count(st['len_ctx'])} ({fits})\n"
                                 f"α {st['accept_rate']:.3g}, {_drafts(st['pass_len'])}: {gain:.2f}x\n"
-                                f"break-even B {count(b_e) if np.isfinite(b_e) else 'never'}")
+                                f"break-even B {count(b_e) if np.isfinite(b_e) else 'none (no batch is too large)'}")
         for ax, lines in ((self.axes[0], (t["total"], t["memory"])), (self.axes[1], (s["plain"], s["spec"]))):
             lo_y = min(float(np.min(y)) for y in lines)
             hi_y = max(float(np.max(y)) for y in lines)
@@ -310,6 +310,16 @@ def _live_data(live):
             "windows": window_tables(keys, live.control("context").grid, lambda m: deploy(m, "H200", "fp8"))}
 
 
+def chips():
+    """The chips chapter 8's live figure offers: the registry's, less those that cannot run a prompt's attention
+    (no attention FLOP rate at any of the models' cache precisions: Rubin's preliminary row), which would draw
+    only a note."""
+    def runs(h):  # the deployment has the rate the prompt's attention is timed at
+        return deploy(MODELS[0], h, "fp8").values.get("attn_flops_rate") is not None
+
+    return tuple(h for h in hardware.names() if runs(h))
+
+
 def live():
     """Chapter 8's live figure, declared once for the page (:data:`roofline.web.LIVE` ``["prefill"]``) and the
     notebook: time to first token against prompt length, and tokens a second per user against batch with and
@@ -318,18 +328,19 @@ def live():
     Returns
     -------
     roofline.figures.declare.Live
-        Its equations, controls (DeepSeek-V3 on H200 in FP8, its measured MTP acceptance), data and static
-        frame (:func:`live_frame`).
+        Its equations, controls (DeepSeek-V3 on H200 in FP8, its measured MTP acceptance; prompts, batches and
+        contexts at powers of two, so whole sequences and the chapter's round lengths), data and static frame
+        (:func:`live_frame`).
     """
     accept = training_runs.RUNS.get("DeepSeek-V3 MTP acceptance").value  # the notebook's ds_mtp
     precisions = tuple(reversed(registry.PRECISIONS))
     controls = (
         select("model", "model", MODELS, "DeepSeek-V3"),
-        select("chip", "hardware", hardware.names(), "H200"),
+        select("chip", "hardware", chips(), "H200"),
         select("precision", "precision", precisions, "fp8").unless(*_precision_inert(precisions, MODELS)),
-        log_slider("prompt", "prompt ℓ_p", 2, 6, 8192),
-        log_slider("batch", "batch B", 0, 5, 64),
-        log_slider("context", "len_ctx L", 2, 6, 4096),
+        selection_slider("prompt", "prompt ℓ_p", [2 ** e for e in range(7, 21)], 8192, counts=True),
+        selection_slider("batch", "batch B", [2 ** e for e in range(17)], 64, counts=True),
+        selection_slider("context", "context L", [2 ** e for e in range(7, 21)], 4096, counts=True),
         float_slider("accept", "accept α_s", 0.3, 1.0, accept, 0.025),
         int_slider("drafts", "drafts k", 1, 7, 1),
     )

@@ -1041,7 +1041,7 @@
                 `${count(s.prompt)} tokens: ${seconds(ttft(s.prompt, P.control, opts("prompt").grid.indexOf(s.prompt)).total)}`);
     labels.push(`B = ${count(s.batch)} at L = ${count(s.context)} (${fits})\n` +
                 `α ${pyG(s.accept, 3)}, ${drafts}: ${pyFixed(gain, 2)}x\n` +
-                `break-even B ${isFinite(even) ? count(even) : "never"}`);
+                `break-even B ${isFinite(even) ? count(even) : "none (no batch is too large)"}`);
     Object.assign(out, {left: left, right: right, label: labels.join("\n")});
     return out;
   }
