@@ -494,6 +494,26 @@ def test_deepseek_mtp_numbers_are_chapter_5s_rows_only():
     assert not {k for k in keys if "MTP acceptance" in k or "MTP speed-up" in k or "TPS" in k}
 
 
+def test_chains_of_drafts_are_accepted_less_often_than_one_draft():
+    """DeepSeek's 85-90% is one draft's (the second token, an MTP module of depth 1). The measured acceptance
+    lengths of chains, SGLang's 2.18 and 2.44 tokens a step with two and three drafts on DeepSeek-V3 and the
+    GB300 post's 2.37 '@mtp3' on R1, read as constant rates a draft, lie well below it: chapter 8 applies
+    0.875 to one draft only and the three-draft rate to chains of three."""
+    from roofline import training_runs
+
+    one = training_runs.RUNS.get("DeepSeek-V3 MTP acceptance").low
+    rates = {}
+    for key, drafts in (("SGLang MTP H200 small 3-token acceptance", 2),
+                        ("SGLang MTP H200 small 4-token acceptance", 3), ("SGLang GB300 R1 MTP3 accept length", 3)):
+        r = prefill_runs.RUNS.get(key)
+        assert r.pass_len == drafts + 1 and r.unit == "tokens per step"
+        rates[key] = speculation.accept_rate_for(r.value, r.pass_len)
+    assert prefill_runs.reported("SGLang GB300 R1 MTP3 accept length") == 2.37
+    assert "accept length=2.37@mtp3" in prefill_runs.RUNS.get("SGLang GB300 R1 MTP3 accept length").source
+    assert rates["SGLang MTP H200 small 4-token acceptance"] == pytest.approx(0.675, abs=1e-3)
+    assert max(rates.values()) < 0.7 < one
+
+
 @pytest.mark.parametrize("field, value, message", [
     ("low", "100", "lies outside its range"), ("regime", "decoding", "unknown regime"),
     ("model", "DeepSeek-V9", "unknown model"), ("model", "", "model must not be empty"), ("gpus", "-8", "gpus"),
