@@ -147,7 +147,7 @@ def test_check_never_raises(answer, expected, rel_tol, what):
 LAYERS = [("_check",), ("symbols",), ("equations",), ("decode",), ("moe",), ("pipeline",), ("memory",), ("training",), ("serving",),
           ("prefill",), ("speculation",), ("revnet",), ("registry",),
           ("hardware", "models", "lecture", "prices"), ("hf",), ("deployment",), ("measured", "memory_runs", "training_runs", "pipeline_runs", "moe_data", "prefill_runs"), ("scoreboard", "ledger"), ("figures",),
-          ("notebook",), ("web",), ("widget",), ("check",)]
+          ("notebook",), ("web",), ("widget",), ("model_report",), ("__main__",), ("check",)]
 
 
 def _imports(path, root):

@@ -26,15 +26,17 @@ scoreboard  every measurement beside the library's prediction of it (the scorebo
 figures     one module per chapter: draw_* helpers and live figures (matplotlib only)
 notebook    helpers every chapter notebook uses (glue, claims, deploy, the Colab cell)
 web         the published page's live figures: equations as JavaScript, registry data, controls
+model_report  your model on your chip: every chapter's key numbers in one table (roofline.report)
 check       self-check helper for exercises
 """
 
-from . import (check, decode, deployment, equations, figures, hardware, hf, lecture, measured, memory, models,
-               moe, notebook, pipeline, prefill, prices, registry, revnet, scoreboard, serving, speculation, symbols,
-               training, web)
+from . import (check, decode, deployment, equations, figures, hardware, hf, lecture, measured, memory, model_report,
+               models, moe, notebook, pipeline, prefill, prices, registry, revnet, scoreboard, serving, speculation,
+               symbols, training, web)
 from .deployment import Deployment
+from .model_report import report
 
 __all__ = ["Deployment", "check", "decode", "deployment", "equations", "figures", "hardware", "hf", "lecture",
-           "measured", "memory", "models", "moe", "notebook", "pipeline", "prefill", "prices", "registry", "revnet",
-           "scoreboard", "serving", "speculation", "symbols", "training", "web"]
+           "measured", "memory", "model_report", "models", "moe", "notebook", "pipeline", "prefill", "prices",
+           "registry", "report", "revnet", "scoreboard", "serving", "speculation", "symbols", "training", "web"]
 __version__ = "0.2.0"
