@@ -342,7 +342,7 @@ def live():
         selection_slider("batch", "batch B", [2 ** e for e in range(17)], 64, counts=True),
         selection_slider("context", "context L", [2 ** e for e in range(7, 21)], 4096, counts=True),
         float_slider("accept", "accept α_s", 0.3, 1.0, accept, 0.025),
-        int_slider("drafts", "drafts k", 1, 7, 1),
+        int_slider("drafts", "drafts k_d", 1, 7, 1),
     )
     return Live("prefill", "08_prefill_and_speculation", _LIVE_EQS, controls, _live_data,
                 "Time to first token against prompt length (left); tokens a second per user against batch, with "
