@@ -514,6 +514,22 @@ def test_chains_of_drafts_are_accepted_less_often_than_one_draft():
     assert max(rates.values()) < 0.7 < one
 
 
+def test_decode_layout_and_vllm_one_draft_rows():
+    """vLLM's context-parallel guide: DeepSeek-R1's one latent head under -tp 8 keeps 8 copies of every cache
+    (the chapter's case for decode context parallelism); vLLM's MTP pull request: one draft accepted 81% to
+    82.3% on R1, below DeepSeek's 85-90% and above the chains' constant rates (two sources either way)."""
+    from roofline import training_runs
+
+    dup = prefill_runs.RUNS.get("vLLM DCP TP8 KV duplication")
+    assert (dup.value, dup.gpus, dup.regime) == (8, 8, "decode")
+    assert "`-dcp 8`" in dup.source and "#26877" in dup.source
+    one = prefill_runs.RUNS.get("vLLM R1 one-draft accept rate")
+    assert (one.low, one.high, one.pass_len) == (0.81, 0.823, 2)
+    assert "81% ~ 82.3%" in one.source
+    chain = speculation.accept_rate_for(prefill_runs.reported("SGLang MTP H200 small 3-token acceptance"), 3)
+    assert chain < one.low < one.high < training_runs.RUNS.get("DeepSeek-V3 MTP acceptance").low
+
+
 @pytest.mark.parametrize("field, value, message", [
     ("low", "100", "lies outside its range"), ("regime", "decoding", "unknown regime"),
     ("model", "DeepSeek-V9", "unknown model"), ("model", "", "model must not be empty"), ("gpus", "-8", "gpus"),

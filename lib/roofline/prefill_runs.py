@@ -1,5 +1,5 @@
-"""Chapter 8's data: published prefill throughputs, times to first token, speculative-decoding gains and the
-kernels' published rates.
+"""Chapter 8's data: published prefill throughputs, times to first token, speculative-decoding gains, the
+kernels' published rates and facts of decode layouts.
 
 One number a row in ``data/prefill_runs.csv``, each with the setup it was measured in (system, model,
 chip and the registry row that stands for it, GPUs, precision, prompt and output tokens, sequences
@@ -26,8 +26,9 @@ import dataclasses
 from . import _check, hardware, models, registry
 from .deployment import Deployment
 
-REGIMES = ("prefill", "time to first token", "speculative decoding", "kernel")
-"""What a :class:`Run` measured (``kernel``: one kernel's best published rate, in TFLOPS or GB/s, on its chip)."""
+REGIMES = ("prefill", "time to first token", "speculative decoding", "kernel", "decode")
+"""What a :class:`Run` measured (``kernel``: one kernel's best published rate, in TFLOPS or GB/s, on its chip;
+``decode``: a fact of a decode layout, such as the copies of a cache tensor parallelism keeps)."""
 
 GPUS_PER_NODE = 8  # the HGX nodes of the sources (H100, H800, H200)
 
