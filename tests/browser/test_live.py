@@ -62,7 +62,7 @@ SECOND_START = {  # a second sweep: a model with sliding-window layers (its KV b
     "serving": {"chip": "H100", "kv": 35136, "batch": 1000, "decode_batch": 20000, "context": 2e5, "total_ratio": 2},
     "revnet": {"n_layers": 7, "d_model": 16384, "len_ctx": 2 ** 19, "micro_batch": 32, "saved_act_bytes": 4},
     # sliding-window layers (a prompt's attention FLOPs and cache bytes vary with its length), three drafts
-    "prefill": {"model": "gpt-oss-120b", "chip": "B200", "precision": "fp4", "context": 1e5, "accept": 0.6,
+    "prefill": {"model": "gpt-oss-120b", "chip": "B200", "precision": "fp4", "context": 2 ** 17, "accept": 0.6,
                 "drafts": 3},
 }
 
