@@ -239,7 +239,7 @@ def test_prefill_offers_chapter_8s_models_and_a_fresh_prompts_values():
                                           np.broadcast_to(prefill.prefill_attn_flops(d.model, x), x.shape))
             np.testing.assert_array_equal(np.broadcast_to(got["kv_bytes"], x.shape),
                                           np.broadcast_to(d.kv_bytes_at(x), x.shape))
-    i, j = names.index("Llama 3.1 70B"), hardware.names().index("H100")
+    i, j = names.index("Llama 3.1 70B"), live.control("chip").options.index("H100")
     k = live.control("precision").options.index("fp8")
     assert data["prompt_wall"][i][j][k] == fig_prefill.prompt_wall(deploy("Llama 3.1 70B", "H100", "fp8"))
     assert web.placeholder("prefill") == '<div class="roofline-live" data-figure="prefill"></div>'

@@ -283,7 +283,8 @@ def _live_data(live):
     deployment holds (prompt_wall); the windows' values at the context slider's stops."""
     keys = _keys(map(roofline_eq, live.equations), ("batch", "len_ctx", "pass_len", "accept_rate"))
     precisions = live.control("precision").options
-    table = deployments(MODELS, hardware.names(), precisions, keys)
+    offered = live.control("chip").options  # the page indexes the chips as the control lists them
+    table = deployments(MODELS, offered, precisions, keys)
     prompts = [_number(x) for x in np.geomspace(*PROMPTS)]
     grids = {"panel": prompts, "control": list(live.control("prompt").grid)}
 
@@ -294,7 +295,7 @@ def _live_data(live):
     for m in MODELS:
         d = deploy(m, "H200", precisions[0])
         kv = {h: [d_.kv_bytes_at(np.array(grids["panel"])) for d_ in (deploy(m, h, p) for p in precisions)]
-              for h in hardware.names()}
+              for h in offered}
         if not all(np.array_equal(np.broadcast_to(v, len(prompts)), np.broadcast_to(kv["H200"][0], len(prompts)))
                    for vs in kv.values() for v in vs):
             raise ValueError(f"{m}: a prompt token's cache bytes depend on the chip; the page stores them by model")
@@ -303,7 +304,7 @@ def _live_data(live):
             x = np.array(grid)
             prompt[m][name] = {"attn_flops": at(np.broadcast_to(prefill.prefill_attn_flops(d.model, x), x.shape)),
                                "kv_bytes": at(np.broadcast_to(d.kv_bytes_at(x), x.shape))}
-    walls = [[[_number(prompt_wall(deploy(m, h, p))) for p in precisions] for h in hardware.names()]
+    walls = [[[_number(prompt_wall(deploy(m, h, p))) for p in precisions] for h in offered]
              for m in MODELS]
     return {"deployments": table, "prompts": prompts, "prompt": prompt, "prompt_wall": walls,
             "batch": [_number(b) for b in np.geomspace(*BATCHES)],
