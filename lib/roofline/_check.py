@@ -240,8 +240,9 @@ def axes(ax, name="ax"):
     return instance(name, ax, Axes, "a matplotlib Axes (e.g. fig.subplots())")
 
 
-def mapping(name, value, keys, where=""):
-    """``value`` after checking it is a mapping that holds every one of ``keys`` (a dict of symbol values)."""
+def mapping(name, value, keys, where="", example="a Deployment's .values"):
+    """``value`` after checking it is a mapping that holds every one of ``keys`` (a dict of symbol values, or
+    whatever ``example`` names for the error message)."""
     from collections.abc import Mapping
 
     instance(name, value, Mapping, f"a mapping with keys {', '.join(keys)}", where)
@@ -249,7 +250,7 @@ def mapping(name, value, keys, where=""):
     if missing:
         prefix = f"{where}: " if where else ""
         raise ValueError(f"{prefix}{name} lacks {', '.join(map(repr, missing))}; it needs {', '.join(keys)} "
-                         "(e.g. a Deployment's .values)")
+                         f"(e.g. {example})")
     return value
 
 

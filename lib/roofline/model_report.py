@@ -639,7 +639,7 @@ def _chapter2(d1, s, rows, notes):
             _row(rows, key, 2, label, None, DENSE)
         return None
     chips, _ = moe.layout_chips(m.routed_experts, h.scaleup_domain, 1, s["ch2_layout"])
-    ep = _deploy_like(d1, chips)
+    ep = dataclasses.replace(d1, n_chips=int(chips))
     b = ep.balance_batch()
     _row(rows, "ch2_ep_chips", 2, keys[0][1], chips, text=_chips(ep))
     _row(rows, "ch2_experts_per_chip", 2, keys[1][1],
@@ -660,15 +660,11 @@ def _chapter2(d1, s, rows, notes):
         if racks < n_racks:
             _row(rows, key, 2, label, None, f"n/a: {g} GPU{'s' if g > 1 else ''} cannot span {n_racks} racks")
             continue
-        t = _deploy_like(d1, g).evaluate(moe.comm_time_s, batch=b, n_racks=racks, act_bytes=act,
-                                         **moe_data.link_values(h, racks, s["ch2_links"]))
+        group = dataclasses.replace(d1, n_chips=int(g))
+        t = group.evaluate(moe.comm_time_s, batch=b, n_racks=racks, act_bytes=act,
+                           **moe_data.link_values(h, racks, s["ch2_links"]))
         _row(rows, key, 2, label, t, unit=_seconds)
     return ep
-
-
-def _deploy_like(d, n_chips):
-    return Deployment(d.model, d.hardware, precision=d.weight_precision, kv_precision=d.kv_precision,
-                      n_chips=int(n_chips), price_usd_per_hour=d.values["price"])
 
 
 def _stage_chips(d1, ep):
@@ -685,7 +681,7 @@ def _chapter3(d1, ep, s, rows, notes):
     fit = measured.fit_link("scale-out")
     calibrated = dict(hop_latency=fit.alpha_s, scaleout_bw=fit.beta_bytes_per_s)
     g = _stage_chips(d1, ep)
-    stage = _deploy_like(d1, g)
+    stage = dataclasses.replace(d1, n_chips=int(g))
     s["ch3_stage_chips"] = float(g)
     notes[3] = (f"a stage: {'the expert-parallel group' if ep is not None else 'one scale-up domain'}; "
                 f"micro-batches of {b:,.0f} sequences at {L:,.0f} tokens, chapter 4's; hops on the scale-out link "

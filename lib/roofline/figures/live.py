@@ -39,18 +39,11 @@ def count(x):
 def live_settings(settings, names):
     """``settings`` after checking it is a mapping with a value for each of ``names``: a live figure's controls
     (:attr:`roofline.figures.declare.Live.defaults`), as a chapter's ``live_frame`` takes them."""
-    from collections.abc import Mapping
-
     from .. import _check
 
     if not isinstance(names, tuple) or not all(isinstance(n, str) for n in names):
         raise ValueError(f"names must be a tuple of control names (str); got {_check.short(names)}")
-    _check.instance("settings", settings, Mapping, f"a mapping of the controls {', '.join(names)} to values")
-    missing = [n for n in names if n not in settings]
-    if missing:
-        raise ValueError(f"settings lacks {', '.join(map(repr, missing))}; a live figure's frame needs "
-                         f"{', '.join(names)}")
-    return settings
+    return _check.mapping("settings", settings, names, example="a live figure's Live.defaults")
 
 
 def new_figure(figsize, dpi):
