@@ -75,13 +75,12 @@ async ([key, moves, rounds, embedded, esm]) => {
   const el = document.createElement("div");
   document.body.appendChild(el);
   const spec = window.RooflineGenerated.figures[key];
-  const attrs = {figure: key}, handlers = {};
+  const attrs = {figure: key};
   spec.controls.forEach((c) => {
     const values = c.kind === "select" ? c.options : c.grid;
     attrs["s_" + c.name] = c.kind === "check" ? c.value : values.indexOf(c.value);
   });
-  const model = {get: (k) => attrs[k], on: (e, f) => { (handlers[e] = handlers[e] || []).push(f); }, off: () => {},
-                 set: (k, v) => { attrs[k] = v; (handlers["change:" + k] || []).forEach((f) => f()); }};
+  const model = window.makeModel(attrs);  // tests/browser/widget_model.js
   let move;
   if (embedded) {  // the notebook: the widget's view, its traits set as ipywidgets.jslink sets them
     mod.default.render({model, el});
@@ -137,6 +136,7 @@ def bench_live_figures(rounds=3):
         page = browser.new_page(viewport={"width": 1000, "height": 900})
         page.set_content("<!doctype html><html><head><style>" + (widget.STATIC / "roofline-live.css").read_text()
                          + "</style></head><body style='width: 800px'></body></html>")
+        page.evaluate((REPO / "tests" / "browser" / "widget_model.js").read_text())
         for key, live in web.LIVE.items():
             moves = []
             for c in live.controls:

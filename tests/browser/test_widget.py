@@ -25,18 +25,7 @@ pytestmark = pytest.mark.browser
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
-MODEL = """
-window.makeModel = (attrs) => {
-  const handlers = {};
-  return {
-    get: (k) => attrs[k],
-    set: (k, v) => { attrs[k] = v; (handlers["change:" + k] || []).slice().forEach((f) => f()); },
-    on: (e, f) => { (handlers[e] = handlers[e] || []).push(f); },
-    off: (e, f) => { handlers[e] = (handlers[e] || []).filter((g) => g !== f); },
-    save_changes: () => {},
-  };
-};
-"""
+MODEL = (pathlib.Path(__file__).parent / "widget_model.js").read_text()  # makeModel: a front end's model
 
 SWEEP = """
 async ([key, traits, moves, esm]) => {
