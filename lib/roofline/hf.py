@@ -22,6 +22,16 @@ Layers are counted in closed form, not one by one, so the time taken does not
 grow with ``num_hidden_layers`` (only a ``layer_types`` list, whose length is
 checked against ``num_hidden_layers`` first, is read entry by entry).
 
+Written once, as data
+---------------------
+What each family reads and how it counts is not code but a program of steps
+(:func:`program`): which key to read, of what kind, its default and when it may be
+absent; the formulas, sympy expressions in the names read, that count each part;
+the checks between keys; and which name becomes which :class:`~roofline.models.Model`
+field. :func:`from_hf_config` runs it here, exactly on integers; the book's page runs
+the same program in the reader's browser (``roofline-model.js``, the formulas printed
+as JavaScript by :mod:`roofline.web`), with the same messages (:data:`MESSAGES`).
+
 What a config.json may hold
 ---------------------------
 Every bad file or field is a :class:`ValueError` naming the file, the key and
@@ -56,6 +66,8 @@ import json
 import os
 import pathlib
 
+import sympy as sp
+
 from . import _check, models
 from ._check import MAX_EXACT_INT as _MAX_INT
 from ._check import short
@@ -77,7 +89,242 @@ _EXPERT_KEYS = {  # model_type -> (routed experts key, shared experts key)
 _LAYER_TYPES = ("full_attention", "sliding_attention")
 _MAX_BYTES = 16 * 2**20   # a config.json is a few KiB
 _MAX_SHOWN = 200          # characters of a path or value quoted in a message
-_REQUIRED = object()
+_REQUIRED = "required"    # a key without a default
+
+MESSAGES = {
+    "no_model_type": "{where} has no key 'model_type'; supported families: {supported}",
+    "model_type_type": "{where}: model_type must be a string, one of the supported families: {supported}; {got}",
+    "model_type_unknown": "{where}: model_type {value} is not supported; supported families: {supported}",
+    "missing": "{where} has no key '{key}', needed for model_type '{family}'; supported families: {supported}",
+    "int": "{where}: {key} must be an integer in [{minimum}, 2**53] (a JSON number without a decimal point); {got}",
+    "flag": "{where}: {key} must be true or false; {got}",
+    "str": "{where}: {key} must be a string; {got}",
+    "int_list": "{where}: {key} must be a list of integers (layer indices); {got}",
+    "kinds_type": "{where}: {key} must be a list of strings, one per layer; {got}",
+    "kinds_length": "{where}: {key} must list one entry per layer ({layers_key} = {layers}); it has {length}",
+    "kinds_entry": "{where}: {key} entries must be one of {values}; {got}",
+    "check": "{where}: {message}",
+    "too_large": "{where} is larger than {mib} MiB; a config.json is a few KiB",
+    "not_json": "{where} is not valid JSON: {error}",
+    "not_object": "{where} must hold a JSON object (the config's keys and values); got a JSON {type}",
+}
+"""Every message a config.json's content can give, as a template: ``{where}`` is the file, ``{got}`` the value
+found and its type. :func:`from_hf_config` and the page's config reader (:func:`spec`) fill the same ones."""
+
+
+# -- the program: what each family reads from config.json and the formulas that count it ---------------
+# Each family is a list of steps, run in order over an environment of whole numbers (a key that is absent and
+# may be counts as 0 in a formula; a flag is 0 or 1). The formulas are sympy expressions in those names:
+# Python evaluates them exactly on integers, and the page gets them printed as JavaScript (roofline.web).
+def _v(name):
+    return sp.Symbol(name, integer=True)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Read:
+    """Read ``key`` into ``name``: a JSON integer in ``[minimum, 2**53]`` (kind 'int'), true/false ('flag', as 1
+    or 0), a string ('str', as 1 where it equals ``truth``) or a list of integers ('int_list', the number of its
+    distinct members where ``predicate``, of the member ``i``, holds). ``default``: the value when absent or null
+    (a number, a formula of names read before, or 'required'); ``optional``: a condition under which a required
+    key may be absent after all (then None); ``when``: a condition without which the key is not read at all."""
+
+    name: str
+    key: str
+    kind: str = "int"
+    minimum: int = 1
+    default: object = _REQUIRED
+    optional: object = sp.false
+    when: object = sp.true
+    truth: str = ""
+    predicate: object = None
+
+
+@dataclasses.dataclass(frozen=True)
+class _Let:
+    name: str
+    expr: object
+
+
+@dataclasses.dataclass(frozen=True)
+class _Check:
+    """``cond`` must hold; else ``message`` (names in braces filled from the environment)."""
+
+    cond: object
+    message: str
+
+
+@dataclasses.dataclass(frozen=True)
+class _Kinds:
+    """``key``: an optional list of strings from ``values``, one per layer (``layers`` names the count); sets
+    ``NAME_present`` and, for each value, ``NAME_VALUE``: how many layers have it."""
+
+    name: str
+    key: str
+    values: tuple
+    layers: str
+    layers_key: str
+
+
+_COUNT_END = "count_end"  # the steps before it are what count_params needs
+
+
+def _program(family):
+    """The steps that read ``family``'s config.json, count its parameters and give the Model's fields."""
+    v = _v
+    h, L, V = v("hidden_size"), v("num_hidden_layers"), v("vocab_size")
+    mla, routed_key = family in _MLA, (_EXPERT_KEYS.get(family) or (None, None))[0]
+    shared_key = (_EXPERT_KEYS.get(family) or (None, None))[1]
+    steps = [_Read("hidden_size", "hidden_size"), _Read("num_hidden_layers", "num_hidden_layers"),
+             _Read("vocab_size", "vocab_size")]
+    if routed_key:  # checked even where every layer is dense
+        steps += [_Read("routed", routed_key),
+                  _Read("shared", shared_key, minimum=0, default=0) if shared_key else _Let("shared", 0),
+                  _Read("top_k", "num_experts_per_tok"),
+                  _Check(v("top_k") <= v("routed"), f"num_experts_per_tok ({{top_k}}) must not exceed {routed_key} "
+                                                    "({routed}); a token picks among the routed experts")]
+    nq = v("num_attention_heads")
+    if mla:  # DeepSeek-V3 config.json: low-rank q and kv, decoupled RoPE key
+        nope, rope, vd, r, qr = (v(k) for k in ("qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
+                                                "kv_lora_rank", "q_lora_rank"))
+        steps += [_Read(k, k) for k in ("num_attention_heads", "qk_nope_head_dim", "qk_rope_head_dim",
+                                        "v_head_dim", "kv_lora_rank")]
+        steps += [_Read("q_lora_rank", "q_lora_rank", default=None)]
+        q = sp.Piecewise((h * qr + qr + qr * nq * (nope + rope), qr > 0), (h * nq * (nope + rope), True))
+        kv = h * (r + rope) + r + r * nq * (nope + vd)   # kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj
+        steps += [_Let("attention_block", q + kv + nq * vd * h)]  # ... + o_proj
+    else:
+        nkv, hd = v("num_key_value_heads"), v("head_dim")
+        steps += [_Read("num_attention_heads", "num_attention_heads"),
+                  _Read("num_key_value_heads", "num_key_value_heads", default=nq),
+                  _Check(sp.Eq(sp.Mod(nq, nkv), 0), "num_attention_heads ({num_attention_heads}) must be a multiple "
+                         "of num_key_value_heads ({num_key_value_heads}); each KV head serves a whole number of "
+                         "query heads"),
+                  _Read("head_dim", "head_dim", default=sp.floor(h / nq)),
+                  _Check(hd >= 1, "hidden_size ({hidden_size}) is smaller than num_attention_heads "
+                                  "({num_attention_heads}) and there is no head_dim; give head_dim, an integer in "
+                                  "[1, 2**53]"),
+                  _Read("attention_bias", "attention_bias", "flag", default=0)]
+        block = 2 * h * nq * hd + 2 * h * nkv * hd + v("attention_bias") * (nq * hd + 2 * nkv * hd + h)
+        if family == "qwen3_moe":
+            block += 2 * hd                                     # q_norm, k_norm
+        if family == "gpt_oss":
+            block += nq                                         # one attention sink per head
+        steps += [_Let("attention_block", block)]
+    # which layers have an MoE FFN, in closed form (no loop over layers): DeepSeek, layer i when
+    # i >= first_k_dense_replace and i % moe_layer_freq == 0; Qwen3, when (i + 1) % decoder_sparse_step == 0 and
+    # i is not in mlp_only_layers; Mixtral and gpt-oss every layer; Llama none
+    if mla:
+        first, freq = v("first_k_dense_replace"), v("moe_layer_freq")
+        steps += [_Read("first_k_dense_replace", "first_k_dense_replace", minimum=0, default=0),
+                  _Read("moe_layer_freq", "moe_layer_freq", default=1)]
+
+        def moe_below(n):  # MoE layers among 0 .. n - 1: multiples of freq in [min(first, n), n)
+            return sp.ceiling(n / freq) - sp.ceiling(sp.Min(first, n) / freq)
+        moe_layers = moe_below(L)
+        steps += [_Read("nextn", "num_nextn_predict_layers", minimum=0, default=0),
+                  _Let("mtp_moe", moe_below(L + 1) - moe_below(L))]  # the MTP module's layer, index L
+    elif family == "qwen3_moe":
+        step, i = v("decoder_sparse_step"), v("i")
+        steps += [_Read("decoder_sparse_step", "decoder_sparse_step", default=1),
+                  _Read("dense_only", "mlp_only_layers", "int_list", default=0,
+                        predicate=sp.And(i >= 0, i < L, sp.Eq(sp.Mod(i + 1, step), 0)))]
+        moe_layers = sp.floor(L / step) - v("dense_only")
+    else:
+        moe_layers = sp.Integer(0) if family == "llama" else L
+    steps += [_Let("moe_layers", moe_layers), _Let("dense_layers", L - v("moe_layers"))]
+    moe_n, dense_n, nextn, mtp_moe = v("moe_layers"), v("dense_layers"), v("nextn"), v("mtp_moe")
+    expert_family = family in ("mixtral", "gpt_oss")
+    # FFN widths: read where a layer needs them (a width no layer uses is read only if present)
+    if expert_family:
+        steps += [_Read("intermediate_size", "intermediate_size")]
+    else:
+        needed = dense_n > 0 if not mla else sp.Or(dense_n > 0, sp.And(nextn > 0, sp.Eq(mtp_moe, 0)))
+        steps += [_Read("intermediate_size", "intermediate_size", optional=sp.Not(needed))]
+    inter = v("intermediate_size")
+    if family == "llama":
+        steps += [_Read("mlp_bias", "mlp_bias", "flag", default=0)]
+        dense = 3 * h * inter + v("mlp_bias") * (2 * inter + h)
+    else:
+        dense = 3 * h * inter
+    routed, shared, top_k = v("routed"), v("shared"), v("top_k")
+    moe_parts = {}
+    if mla or family == "qwen3_moe":
+        needed = moe_n > 0 if not mla else sp.Or(moe_n > 0, sp.And(nextn > 0, mtp_moe > 0))
+        steps += [_Read("moe_intermediate_size", "moe_intermediate_size", optional=sp.Not(needed))]
+        expert = 3 * h * v("moe_intermediate_size")  # gate, up, down (SwiGLU)
+        router = routed * h
+        if mla:
+            steps += [_Read("noaux_tc", "topk_method", "str", default="noaux_tc", truth="noaux_tc")]
+            router += v("noaux_tc") * routed  # e_score_correction_bias
+    elif family == "mixtral":
+        expert, router = 3 * h * inter, routed * h
+    elif family == "gpt_oss":  # fused gate_up (2 x inter) and down, each with a bias; router with a bias
+        expert, router = 3 * h * inter + 2 * inter + h, routed * h + routed
+    if routed_key:
+        moe_parts = {"routed_experts": (routed * expert, top_k * expert)}
+        if mla:
+            moe_parts["shared_experts"] = (shared * expert,) * 2
+        moe_parts["router"] = (router,) * 2
+    steps += [_Read("tie_word_embeddings", "tie_word_embeddings", "flag", default=0)]
+    att = v("attention_block")
+    parts = [("embedding", V * h, 0, True), ("attention", L * att, L * att, True),
+             ("norms", (2 * L + 1) * h, (2 * L + 1) * h, True)]  # two RMSNorms per layer and the final one
+    parts += [("dense_ffn", dense_n * dense, dense_n * dense, dense_n > 0)]
+    parts += [(name, moe_n * s, moe_n * a, moe_n > 0) for name, (s, a) in moe_parts.items()]
+    head = (1 - v("tie_word_embeddings")) * V * h
+    parts += [("lm_head", head, head, True)]
+    mtp = sp.Integer(0)
+    if mla:  # DeepSeek-V3 README_WEIGHTS: one more decoder layer + eh_proj + 3 norms
+        moe_stored = sum(s for s, _ in moe_parts.values())
+        ffn = sp.Piecewise((moe_stored, mtp_moe > 0), (dense, True))
+        mtp = nextn * (att + 2 * h + ffn + 2 * h * h + 3 * h)
+    steps += [_Let("total", sum(s for _, s, _, _ in parts)), _Let("active", sum(a for _, _, a, _ in parts)),
+              _Let("mtp", mtp), _COUNT_END]
+    # the Model's fields beyond the counts
+    if mla:  # MLA caches a latent, not heads; head_dim records the value-head width, as the registry does
+        steps += [_Read("num_key_value_heads", "num_key_value_heads", default=nq),
+                  _Check(v("num_key_value_heads") <= nq, "num_key_value_heads ({num_key_value_heads}) must not "
+                                                        "exceed num_attention_heads ({num_attention_heads})")]
+    steps += [_Kinds("layer_types", "layer_types", _LAYER_TYPES, "num_hidden_layers", "num_hidden_layers")]
+    present = v("layer_types_present")
+    default_full = sp.floor(L / 2) if family == "gpt_oss" else L  # gpt-oss: even layers slide, odd attend fully
+    steps += [_Let("full_layers", sp.Piecewise((v("layer_types_full_attention"), present > 0), (default_full, True))),
+              _Let("sliding_layers", sp.Piecewise((v("layer_types_sliding_attention"), present > 0),
+                                                  (L - default_full, True))),
+              _Check(v("full_layers") >= 1, "layer_types (or, for gpt-oss without it, num_hidden_layers >= 2) must "
+                     "give at least one 'full_attention' layer; a model of sliding-window layers only is not "
+                     "supported"),
+              _Read("sliding_window", "sliding_window", when=v("sliding_layers") > 0),
+              _Read("max_position_embeddings", "max_position_embeddings", default=None),
+              _Read("name_or_path", "_name_or_path", "str", default="")]
+    return tuple(steps), tuple((name, sp.sympify(s), sp.sympify(a), sp.sympify(inc)) for name, s, a, inc in parts)
+
+
+def _fields(family):
+    """The Model's fields: each a name of the environment (None where absent) or, for ``attention``, the
+    first of (value, condition) pairs whose condition holds."""
+    mla, moe = family in _MLA, family in _EXPERT_KEYS
+    v = _v
+    return {
+        "layers": "num_hidden_layers",
+        "attention": (("MLA", sp.true),) if mla else (
+            ("MHA", sp.Eq(v("num_key_value_heads"), v("num_attention_heads"))), ("GQA", sp.true)),
+        "n_kv_heads": "num_key_value_heads", "head_dim": "v_head_dim" if mla else "head_dim",
+        "kv_lora_rank": "kv_lora_rank" if mla else None, "qk_rope_head_dim": "qk_rope_head_dim" if mla else None,
+        "q_lora_rank": "q_lora_rank" if mla else None,
+        "full_attention_layers": "full_layers", "hidden_size": "hidden_size", "n_q_heads": "num_attention_heads",
+        "routed_experts": "routed" if moe else None, "shared_experts": "shared" if moe else None,
+        "active_routed_experts": "top_k" if moe else None,
+        "vocab": "vocab_size", "dense_layers": "dense_layers",
+        "dense_ffn_dim": None if family in ("mixtral", "gpt_oss") else "intermediate_size",
+        "moe_ffn_dim": None if not moe else "intermediate_size" if family in ("mixtral", "gpt_oss")
+        else "moe_intermediate_size",
+        "sliding_window": "sliding_window", "context_tokens": "max_position_embeddings",
+    }
+
+
+_PROGRAMS = {family: (*_program(family), _fields(family)) for family in FAMILIES}
+
 
 @dataclasses.dataclass(frozen=True)
 class ParamCount:
@@ -119,55 +366,157 @@ def _got(value):
     return f"got {_shown(value)} of type {type(value).__name__}"
 
 
-class _Config:
-    """A config dict that names the file and the family when a key is missing or wrong."""
+def _checked(data, file):
+    """The config's family, checked against :data:`FAMILIES`."""
+    where, family = _shown(file), data.get("model_type")
+    if family is None:
+        raise ValueError(MESSAGES["no_model_type"].format(where=where, supported=_supported()))
+    if not isinstance(family, str):
+        raise ValueError(MESSAGES["model_type_type"].format(where=where, supported=_supported(), got=_got(family)))
+    if family not in FAMILIES:
+        raise ValueError(MESSAGES["model_type_unknown"].format(where=where, value=_shown(family),
+                                                               supported=_supported()))
+    return family
 
-    def __init__(self, data, file):
-        self.data, self.file = data, file
-        self.where = _shown(file)
-        self.family = data.get("model_type")
 
-    def error(self, message):
-        return ValueError(f"{self.where}: {message}")
+def _value(expr, env):
+    """A formula at the environment's values, exactly (an absent key counts as 0); a condition as a bool."""
+    expr = sp.sympify(expr)
+    out = expr.xreplace({s: sp.Integer(env[s.name] or 0) for s in expr.free_symbols})
+    if out in (sp.true, sp.false):
+        return bool(out)
+    return int(out)
 
-    def _get(self, key, default):
-        """The value at ``key``; ``null`` counts as absent when ``key`` has a default."""
-        value = self.data.get(key, _REQUIRED)
-        if value is _REQUIRED or (value is None and default is not _REQUIRED):
-            value = default
-        if value is _REQUIRED:
-            raise ValueError(f"{self.where} has no key {key!r}, needed for model_type {self.family!r}; "
-                             f"supported families: {_supported()}")
-        return value
 
-    def int(self, key, default=_REQUIRED, minimum=1):
-        """An integer in ``[minimum, 2**53]``, or ``default`` (which may be None) when absent."""
-        value = self._get(key, default)
-        if value is None and default is None:
-            return None
-        if type(value) is not int or not minimum <= value <= _MAX_INT:
-            raise self.error(f"{key} must be an integer in [{minimum}, 2**53] (a JSON number without a "
-                             f"decimal point); {_got(value)}")
-        return value
+_PREDICATES = {}
 
-    def flag(self, key, default=False):
-        value = self._get(key, default)
+
+def _members(step, values, env):
+    """How many distinct members of ``values`` satisfy ``step.predicate`` (of the member ``i``)."""
+    if step not in _PREDICATES:
+        others = sorted((s for s in step.predicate.free_symbols if s.name != "i"), key=lambda s: s.name)
+        _PREDICATES[step] = (others, sp.lambdify([_v("i"), *others], step.predicate, "math"))
+    others, test = _PREDICATES[step]
+    at = [env[s.name] or 0 for s in others]
+    return sum(1 for i in set(values) if test(i, *at))
+
+
+def _run(data, file, family, upto=None):
+    """Run ``family``'s program over the config ``data``: the environment (name -> whole number or None) and
+    the strings read. ``upto``: stop at that marker (:data:`_COUNT_END`)."""
+    where, env, texts = _shown(file), {}, {}
+    steps = _PROGRAMS[family][0]
+
+    def fail(kind, **fields):
+        return ValueError(MESSAGES[kind].format(where=where, **fields))
+
+    for step in steps:
+        if isinstance(step, str):
+            if step == upto:
+                break
+            continue
+        if isinstance(step, _Let):
+            env[step.name] = _value(step.expr, env)
+        elif isinstance(step, _Check):
+            if not _value(step.cond, env):
+                raise fail("check", message=step.message.format_map(env))
+        elif isinstance(step, _Kinds):
+            kinds, layers = data.get(step.key), env[step.layers]
+            counts = dict.fromkeys(step.values, 0)
+            if kinds is not None:
+                if not isinstance(kinds, list):
+                    raise fail("kinds_type", key=step.key, got=_got(kinds))
+                if len(kinds) != layers:
+                    raise fail("kinds_length", key=step.key, layers_key=step.layers_key, layers=layers,
+                               length=len(kinds))
+                for kind in kinds:
+                    if not isinstance(kind, str) or kind not in counts:
+                        raise fail("kinds_entry", key=step.key, values=", ".join(map(repr, step.values)),
+                                   got=_got(kind))
+                    counts[kind] += 1
+            env[f"{step.name}_present"] = int(kinds is not None)
+            env |= {f"{step.name}_{k}": n for k, n in counts.items()}
+        else:
+            _read(step, data, env, texts, fail, family)
+    return env, texts
+
+
+def _read(step, data, env, texts, fail, family):
+    """One :class:`_Read` step: the key's value, checked, into the environment (None where absent)."""
+    if not _value(step.when, env):
+        env[step.name] = None
+        return
+    value = data.get(step.key, _ABSENT)
+    may_be_absent = step.default != _REQUIRED or _value(step.optional, env)
+    if value is _ABSENT or (value is None and may_be_absent):
+        if step.default == _REQUIRED and not may_be_absent:
+            raise fail("missing", key=step.key, family=family, supported=_supported())
+        default = None if step.default == _REQUIRED else step.default
+        if step.kind == "str":
+            texts[step.name], env[step.name] = default, int(default == step.truth)
+        else:
+            env[step.name] = None if default is None else _value(default, env)
+        return
+    if step.kind == "int":
+        if type(value) is not int or not step.minimum <= value <= _MAX_INT:
+            raise fail("int", key=step.key, minimum=step.minimum, got=_got(value))
+        env[step.name] = value
+    elif step.kind == "flag":
         if not isinstance(value, bool):
-            raise self.error(f"{key} must be true or false; {_got(value)}")
-        return value
-
-    def str(self, key, default):
-        value = self._get(key, default)
+            raise fail("flag", key=step.key, got=_got(value))
+        env[step.name] = int(value)
+    elif step.kind == "str":
         if not isinstance(value, str):
-            raise self.error(f"{key} must be a string; {_got(value)}")
-        return value
+            raise fail("str", key=step.key, got=_got(value))
+        texts[step.name], env[step.name] = value, int(value == step.truth)
+    else:  # int_list
+        if not isinstance(value, list) or not all(type(x) is int for x in value):
+            raise fail("int_list", key=step.key, got=_got(value))
+        env[step.name] = _members(step, value, env)
 
-    def int_list(self, key):
-        """A list of integers (``[]`` when absent or null)."""
-        value = self._get(key, [])
-        if not isinstance(value, list) or not all(type(v) is int for v in value):
-            raise self.error(f"{key} must be a list of integers (layer indices); {_got(value)}")
-        return value
+
+_ABSENT = object()
+
+
+def _counts(family, env):
+    parts = {name: (_value(s, env), _value(a, env)) for name, s, a, included in _PROGRAMS[family][1]
+             if _value(included, env)}
+    return ParamCount(parts, env["mtp"])
+
+
+def count_params(path):
+    """Parameters of the model described by ``path``, by component.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``config.json``, or a directory holding one.
+
+    Returns
+    -------
+    ParamCount
+        ``.total``, ``.active``, ``.parts`` (name -> (stored, active)) and ``.mtp``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`from_hf_config`.
+    """
+    data, file = load_config(path)
+    family = _checked(data, file)
+    env, _ = _run(data, file, family, upto=_COUNT_END)
+    return _counts(family, env)
+
+
+def _model_fields(family, env):
+    """The Model's fields beyond the counts, as ``family``'s mapping (:func:`program`'s ``fields``) gives them."""
+    out = {}
+    for field, source in _PROGRAMS[family][2].items():
+        if isinstance(source, tuple):
+            out[field] = next(value for value, cond in source if _value(cond, env))
+        else:
+            out[field] = None if source is None else env.get(source)
+    return out
 
 
 def load_config(path):
@@ -220,217 +569,6 @@ def load_config(path):
     return data, file
 
 
-def _checked(data, file):
-    family = data.get("model_type")
-    if family is None:
-        raise ValueError(f"{_shown(file)} has no key 'model_type'; supported families: {_supported()}")
-    if not isinstance(family, str):
-        raise ValueError(f"{_shown(file)}: model_type must be a string, one of the supported families: "
-                         f"{_supported()}; {_got(family)}")
-    if family not in FAMILIES:
-        raise ValueError(f"{_shown(file)}: model_type {_shown(family)} is not supported; "
-                         f"supported families: {_supported()}")
-    return _Config(data, file)
-
-
-def _heads(c):
-    """(query heads, KV heads, head width) of a GQA/MHA family, checked against each other."""
-    h, nq = c.int("hidden_size"), c.int("num_attention_heads")
-    nkv = c.int("num_key_value_heads", default=nq)
-    if nq % nkv:
-        raise c.error(f"num_attention_heads ({nq}) must be a multiple of num_key_value_heads ({nkv}); "
-                      f"each KV head serves a whole number of query heads")
-    hd = c.int("head_dim", default=None)
-    if hd is None:
-        hd = h // nq
-        if hd < 1:
-            raise c.error(f"hidden_size ({h}) is smaller than num_attention_heads ({nq}) and there is no "
-                          f"head_dim; give head_dim, an integer in [1, 2**53]")
-    return nq, nkv, hd
-
-
-def _attention(c):
-    """Weights of one attention block, norms inside it included."""
-    h = c.int("hidden_size")
-    if c.family in _MLA:  # DeepSeek-V3 config.json: low-rank q and kv, decoupled RoPE key
-        nq = c.int("num_attention_heads")
-        nope, rope, v = c.int("qk_nope_head_dim"), c.int("qk_rope_head_dim"), c.int("v_head_dim")
-        r, q_rank = c.int("kv_lora_rank"), c.int("q_lora_rank", default=None)
-        q = h * q_rank + q_rank + q_rank * nq * (nope + rope) if q_rank else h * nq * (nope + rope)
-        kv = h * (r + rope) + r + r * nq * (nope + v)   # kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj
-        return q + kv + nq * v * h                      # ... + o_proj
-    nq, nkv, hd = _heads(c)
-    n = 2 * h * nq * hd + 2 * h * nkv * hd              # q, o and k, v projections
-    if c.flag("attention_bias"):
-        n += nq * hd + 2 * nkv * hd + h
-    if c.family == "qwen3_moe":
-        n += 2 * hd                                     # q_norm, k_norm
-    if c.family == "gpt_oss":
-        n += nq                                         # one attention sink per head
-    return n
-
-
-def _experts(c):
-    """(routed experts, shared experts, experts per token) of an MoE family; None for a dense one."""
-    keys = _EXPERT_KEYS.get(c.family)
-    if keys is None:
-        return None
-    routed = c.int(keys[0])
-    shared = c.int(keys[1], 0, 0) if keys[1] else 0
-    top_k = c.int("num_experts_per_tok")
-    if top_k > routed:
-        raise c.error(f"num_experts_per_tok ({top_k}) must not exceed {keys[0]} ({routed}); "
-                      f"a token picks among the routed experts")
-    return routed, shared, top_k
-
-
-def _dense_ffn(c):
-    """(stored, active) weights of one dense FFN layer, by part."""
-    h, inter = c.int("hidden_size"), c.int("intermediate_size")
-    bias = 2 * inter + h if c.family == "llama" and c.flag("mlp_bias") else 0
-    return {"dense_ffn": (3 * h * inter + bias,) * 2}
-
-
-def _moe_ffn(c):
-    """(stored, active) weights of one MoE FFN layer, by part."""
-    h, f = c.int("hidden_size"), c.family
-    n_exp, n_shared, k = _experts(c)
-    if f in _MLA:
-        expert = 3 * h * c.int("moe_intermediate_size")  # gate, up, down (SwiGLU)
-        bias = n_exp if c.str("topk_method", "noaux_tc") == "noaux_tc" else 0  # e_score_correction_bias
-        return {"routed_experts": (n_exp * expert, k * expert), "shared_experts": (n_shared * expert,) * 2,
-                "router": (n_exp * h + bias,) * 2}
-    if f == "qwen3_moe":
-        expert = 3 * h * c.int("moe_intermediate_size")
-        return {"routed_experts": (n_exp * expert, k * expert), "router": (n_exp * h,) * 2}
-    inter = c.int("intermediate_size")
-    if f == "mixtral":
-        expert, router = 3 * h * inter, n_exp * h
-    else:  # gpt_oss: fused gate_up (2 x inter) and down, each with a bias; router with a bias
-        expert, router = 3 * h * inter + 2 * inter + h, n_exp * h + n_exp
-    return {"routed_experts": (n_exp * expert, k * expert), "router": (router,) * 2}
-
-
-def _multiples(step, start, stop):
-    """How many multiples of ``step`` lie in ``range(start, stop)`` (0 <= start <= stop)."""
-    return -(-stop // step) - -(-start // step)
-
-
-def _moe_layers(c, layers):
-    """How many of layers ``0 .. layers - 1`` have an MoE FFN, in closed form (no loop over layers).
-
-    DeepSeek: layer ``i`` is MoE when ``i >= first_k_dense_replace`` and ``i % moe_layer_freq == 0``.
-    Qwen3: when ``(i + 1) % decoder_sparse_step == 0`` and ``i`` is not in ``mlp_only_layers``.
-    Mixtral and gpt-oss: every layer; Llama: none.
-    """
-    f = c.family
-    if f in _MLA:
-        first, freq = c.int("first_k_dense_replace", 0, 0), c.int("moe_layer_freq", 1)
-        return _multiples(freq, min(first, layers), layers)
-    if f == "qwen3_moe":
-        step = c.int("decoder_sparse_step", 1)
-        dense_only = {i for i in c.int_list("mlp_only_layers") if 0 <= i < layers and (i + 1) % step == 0}
-        return layers // step - len(dense_only)
-    return 0 if f == "llama" else layers
-
-
-def _layer_is_moe(c, layer):
-    """Whether layer index ``layer`` (0-based) has an MoE FFN; one layer, for DeepSeek's MTP module."""
-    return _moe_layers(c, layer + 1) - _moe_layers(c, layer) == 1
-
-
-def _count(c):
-    h, layers, vocab = c.int("hidden_size"), c.int("num_hidden_layers"), c.int("vocab_size")
-    _experts(c)  # check num_experts_per_tok against the experts even where every layer is dense
-    attention = _attention(c)
-    parts = {"embedding": (vocab * h, 0), "attention": (layers * attention,) * 2,
-             "norms": ((2 * layers + 1) * h,) * 2}  # two RMSNorms per layer and the final one
-    moe = _moe_layers(c, layers)
-    for n, ffn in ((layers - moe, _dense_ffn), (moe, _moe_ffn)):
-        if n:
-            for name, (stored, active) in ffn(c).items():
-                parts[name] = (n * stored, n * active)
-    parts["lm_head"] = (0, 0) if c.flag("tie_word_embeddings") else (vocab * h,) * 2
-    mtp = 0
-    if c.family in _MLA:  # DeepSeek-V3 README_WEIGHTS: one more decoder layer + eh_proj + 3 norms
-        modules = c.int("num_nextn_predict_layers", 0, 0)
-        if modules:
-            ffn = _moe_ffn(c) if _layer_is_moe(c, layers) else _dense_ffn(c)
-            per_module = attention + 2 * h + sum(s for s, _ in ffn.values()) + 2 * h * h + 3 * h
-            mtp = modules * per_module
-    return ParamCount(parts, mtp)
-
-
-def count_params(path):
-    """Parameters of the model described by ``path``, by component.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        A ``config.json``, or a directory holding one.
-
-    Returns
-    -------
-    ParamCount
-        ``.total``, ``.active``, ``.parts`` (name -> (stored, active)) and ``.mtp``.
-
-    Raises
-    ------
-    ValueError
-        As :func:`from_hf_config`.
-    """
-    data, file = load_config(path)
-    return _count(_checked(data, file))
-
-
-def _attention_layers(c):
-    """(layers whose KV cache grows with context, sliding-window layers).
-
-    ``layer_types`` is checked (a list, one entry per layer) before any entry is read.
-    """
-    layers = c.int("num_hidden_layers")
-    kinds = c.data.get("layer_types")
-    if kinds is not None:
-        if not isinstance(kinds, list):
-            raise c.error(f"layer_types must be a list of strings, one per layer; {_got(kinds)}")
-        if len(kinds) != layers:
-            raise c.error(f"layer_types must list one entry per layer (num_hidden_layers = {layers}); "
-                          f"it has {len(kinds)}")
-        full = sliding = 0
-        for kind in kinds:
-            if not isinstance(kind, str) or kind not in _LAYER_TYPES:
-                raise c.error(f"layer_types entries must be one of {', '.join(map(repr, _LAYER_TYPES))}; "
-                              f"{_got(kind)}")
-            full += kind == "full_attention"
-            sliding += kind == "sliding_attention"
-    elif c.family == "gpt_oss":  # even layers use the 128-token window, odd layers attend to everything
-        full, sliding = layers // 2, layers - layers // 2
-    else:
-        full, sliding = layers, 0
-    if not full:
-        raise c.error("layer_types (or, for gpt-oss without it, num_hidden_layers >= 2) must give at least one "
-                      "'full_attention' layer; a model of sliding-window layers only is not supported")
-    return full, sliding
-
-
-def _model_fields(c, layers, moe_layers, sliding_layers):
-    """The :class:`~roofline.models.Model` fields for FFN widths, vocabulary, window and context.
-
-    ``dense_ffn_dim`` is ``intermediate_size`` (families with dense FFN layers: DeepSeek, Kimi, Llama,
-    Qwen3); ``moe_ffn_dim`` one expert's width (``moe_intermediate_size``; Mixtral and gpt-oss:
-    ``intermediate_size``). A width the counts did not need is read only if present.
-    ``sliding_window`` is required when some layers slide.
-    """
-    dense_layers, expert_family = layers - moe_layers, c.family in ("mixtral", "gpt_oss")
-    moe_key = "intermediate_size" if expert_family else "moe_intermediate_size"
-    return {
-        "vocab": c.int("vocab_size"),
-        "dense_layers": dense_layers,
-        "dense_ffn_dim": None if expert_family else c.int("intermediate_size", _REQUIRED if dense_layers else None),
-        "moe_ffn_dim": None if c.family not in _EXPERT_KEYS else c.int(moe_key, _REQUIRED if moe_layers else None),
-        "sliding_window": c.int("sliding_window") if sliding_layers else None,
-        "context_tokens": c.int("max_position_embeddings", default=None),
-    }
 
 
 def from_hf_config(path, *, name=None):
@@ -474,38 +612,70 @@ def from_hf_config(path, *, name=None):
     if name is not None and not isinstance(name, str):
         raise ValueError(f"name must be a non-empty str or None; {_got(name)}")
     data, file = load_config(path)
-    c = _checked(data, file)
+    family = _checked(data, file)
+    env, texts = _run(data, file, family)
     if name is None:
-        name = c.str("_name_or_path", "").strip() or file.parent.name or str(file)
+        name = texts["name_or_path"].strip() or file.parent.name or str(file)
     if not name.strip():
         raise ValueError(f"name must be a non-empty str or None; got {_shown(name)}")
-    counts = _count(c)
-    layers = c.int("num_hidden_layers")
-    nq = c.int("num_attention_heads")
-    mla = c.family in _MLA
-    if mla:
-        # MLA caches a latent, not heads; head_dim records the value-head width, as the registry does
-        n_kv, head_dim, attention = c.int("num_key_value_heads", default=nq), c.int("v_head_dim"), "MLA"
-        if n_kv > nq:
-            raise c.error(f"num_key_value_heads ({n_kv}) must not exceed num_attention_heads ({nq})")
-    else:
-        nq, n_kv, head_dim = _heads(c)
-        attention = "MHA" if n_kv == nq else "GQA"
-    experts = _experts(c)
-    routed, shared, top_k = experts or (None, None, None)
-    full_layers, sliding_layers = _attention_layers(c)
-    notes = "counted from config.json; active excludes the input embedding table"
+    counts = _counts(family, env)
+    notes = NOTES
     if counts.mtp:
-        notes += f"; MTP module ({counts.mtp:,} parameters) not counted"
-    extras = _model_fields(c, layers, _moe_layers(c, layers), sliding_layers)
+        notes += MTP_NOTE.format(mtp=f"{counts.mtp:,}")
     return models.Model(
         key=name, name=name, total_params=float(counts.total), active_params=float(counts.active),
-        layers=layers, attention=attention, n_kv_heads=n_kv, head_dim=head_dim,
-        kv_lora_rank=c.int("kv_lora_rank") if mla else None,
-        qk_rope_head_dim=c.int("qk_rope_head_dim") if mla else None,
-        q_lora_rank=c.int("q_lora_rank", default=None) if mla else None,
-        full_attention_layers=full_layers, hidden_size=c.int("hidden_size"), n_q_heads=nq,
-        routed_experts=routed, shared_experts=shared, active_routed_experts=top_k,
-        source=f"{_shown(file)} (Hugging Face config.json, model_type {c.family!r})", confidence="config",
-        notes=notes, **extras,
-    )
+        source=SOURCE.format(file=_shown(file), family=family), confidence="config", notes=notes,
+        **_model_fields(family, env))
+
+
+NOTES = "counted from config.json; active excludes the input embedding table"
+MTP_NOTE = "; MTP module ({mtp} parameters) not counted"
+SOURCE = "{file} (Hugging Face config.json, model_type '{family}')"
+
+
+def program(family):
+    """What :func:`from_hf_config` does with a ``family``'s config.json, as data: the steps that read its keys,
+    the formulas that count its parameters, and the mapping to the Model's fields.
+
+    The page's config reader (``roofline-model.js``, with the formulas printed as JavaScript by
+    :mod:`roofline.web`) runs the same steps, so the reading and the counting are written once, here.
+
+    Parameters
+    ----------
+    family : str
+        One of :data:`FAMILIES` (a config's ``model_type``).
+
+    Returns
+    -------
+    dict
+        ``steps``: dicts with ``op`` 'read' (``name``, ``key``, ``kind``, ``minimum``, ``default``, ``optional``,
+        ``when``, ``truth``, ``predicate``), 'let' (``name``, ``expr``), 'check' (``cond``, ``message``),
+        'kinds' (``name``, ``key``, ``values``, ``layers``, ``layers_key``) or 'count_end' (the steps before
+        it are all :func:`count_params` needs); formulas and conditions are sympy expressions in the names
+        read before. ``parts``: ``(part, stored, active, included)`` formulas of :class:`ParamCount`.
+        ``fields``: Model field -> name (or None; ``attention``: (value, condition) pairs, the first that
+        holds).
+
+    Examples
+    --------
+    >>> p = program("llama")
+    >>> [s["key"] for s in p["steps"] if s["op"] == "read"][:3]
+    ['hidden_size', 'num_hidden_layers', 'vocab_size']
+    >>> p["parts"][0]
+    ('embedding', hidden_size*vocab_size, 0, True)
+    """
+    if not isinstance(family, str) or family not in FAMILIES:
+        raise ValueError(f"family must be one of {', '.join(map(repr, FAMILIES))}; got {_shown(family)}")
+    steps, parts, fields = _PROGRAMS[family]
+    out = []
+    for step in steps:
+        if isinstance(step, str):
+            out.append({"op": step})
+            continue
+        op = {_Read: "read", _Let: "let", _Check: "check", _Kinds: "kinds"}[type(step)]
+        out.append({"op": op, **{f.name: getattr(step, f.name) for f in dataclasses.fields(step)}})
+    return {"steps": out, "parts": parts, "fields": dict(fields)}
+
+
+LIMITS = {"max_bytes": _MAX_BYTES, "max_int": _MAX_INT, "max_shown": _MAX_SHOWN}
+"""A config.json's size limit (bytes), the largest integer a size may be, and how much of a value a message quotes."""
