@@ -1,9 +1,11 @@
 """Six Sphinx tweaks for the book's HTML pages.
 
 Live figures without a kernel. A chapter marks where a live figure goes with
-``<div class="roofline-live" data-figure="KEY">``; only those pages load ``roofline-generated.js`` (the
-library's equations and registry data, written by :mod:`roofline.web`), ``roofline-live.js`` (the
-controls and the plotter) and ``roofline-live.css``, all served from ``_static``. The last two live in the
+``<div class="roofline-live" data-figure="KEY">``; only those pages (and the appendix's config loader,
+``<div class="roofline-model-reader">``) load ``roofline-generated.js`` (the library's equations and
+registry data, written by :mod:`roofline.web`), ``roofline-model.js`` (the reader's own model, read from
+a config.json in the browser), ``roofline-live.js`` (the controls and the plotter) and
+``roofline-live.css``, all served from ``_static``. The last two live in the
 package (``roofline/static``), because a notebook's live figure (:mod:`roofline.widget`) is the same script
 and style: the build adds that folder to ``html_static_path``. The generated script is written afresh into the
 built ``_static`` at every build, and the build warns (an error under ``-W``) when the committed copy in
@@ -43,7 +45,9 @@ from pathlib import Path
 
 from sphinx.util import logging
 
-LIVE_SCRIPTS = ("roofline-generated.js", "roofline-live.js")  # in load order: data and equations first
+LIVE_SCRIPTS = ("roofline-generated.js", "roofline-model.js", "roofline-live.js")  # in load order: data and
+# equations first, then the reader's own model (which adds it to the figures' data before they are drawn)
+READER = 'class="roofline-model-reader"'  # the appendix's config loader, a page without a live figure
 LIVE_CSS = "roofline-live.css"
 _logger = logging.getLogger(__name__)
 
@@ -73,7 +77,8 @@ def write_live_bundle(app, exception):
 
 
 def add_live_scripts(app, pagename, templatename, context, doctree):
-    if 'class="roofline-live"' in (context.get("body") or ""):
+    body = context.get("body") or ""
+    if 'class="roofline-live"' in body or READER in body:
         for name in LIVE_SCRIPTS:
             app.add_js_file(name, loading_method="defer")  # on this page only (Sphinx >= 3.5)
         app.add_css_file(LIVE_CSS)

@@ -20,11 +20,21 @@ weight-bound
 
 import dataclasses
 import functools
-import math
 
 import numpy as np
+import sympy as sp
 
 from . import _check, decode, equations, hardware, lecture, models, registry, symbols
+
+_WEIGHTS, _DOMAIN, _HBM = (sp.Symbol(n, positive=True) for n in ("weight_bytes", "scaleup_domain", "hbm_bytes"))
+CHIP_SLICE = 2 ** sp.Max(0, sp.ceiling(sp.log(_WEIGHTS / _HBM) / sp.log(2)))
+"""The smallest power-of-two count of chips whose HBM (``hbm_bytes`` each) holds ``weight_bytes``."""
+DEFAULT_CHIPS = sp.Piecewise(
+    (_DOMAIN * sp.Max(1, sp.ceiling(_WEIGHTS / (_DOMAIN * _HBM))), _DOMAIN <= 72),  # whole domains of <= 72
+    (sp.Min(_DOMAIN, CHIP_SLICE), True))                                           # a slice of a bigger one
+""":func:`default_chips`'s count as a formula of ``weight_bytes``, ``scaleup_domain`` and ``hbm_bytes``: evaluated
+here, and printed for the published page, which deploys a model the reader loads with it."""
+_CHIPS = sp.lambdify((_WEIGHTS, _DOMAIN, _HBM), (DEFAULT_CHIPS, CHIP_SLICE), "math")
 
 
 def default_chips(model, chip, bytes_per_param):
@@ -40,15 +50,15 @@ def default_chips(model, chip, bytes_per_param):
                     "default_chips")
     weights = model.total_params * _check.scalar("bytes_per_param", bytes_per_param, where="default_chips")
     size = chip.scaleup_domain
+    n, power_of_two = (int(x) for x in _CHIPS(weights, size, chip.hbm_bytes))  # DEFAULT_CHIPS, CHIP_SLICE
     if size <= 72:
-        domains = max(1, math.ceil(weights / (size * chip.hbm_bytes)))
+        domains = n // size
         why = (f"{domains} scale-up domains of {size}: the weights ({weights / 1e9:,.0f} GB) do not fit in one"
                if domains > 1 else f"one whole scale-up domain of {size} chips")
-        return size * domains, why
-    n = 2 ** max(0, math.ceil(math.log2(weights / chip.hbm_bytes)))
-    if n > size:
-        return size, (f"the whole {size:,}-chip domain: its HBM does not hold the weights "
-                      f"({weights / 1e9:,.0f} GB)")
+        return n, why
+    if power_of_two > size:
+        return n, (f"the whole {size:,}-chip domain: its HBM does not hold the weights "
+                   f"({weights / 1e9:,.0f} GB)")
     return n, (f"the smallest power-of-two slice of the {size:,}-chip domain whose HBM holds the "
                f"weights ({weights / 1e9:,.0f} GB)")
 
@@ -58,6 +68,14 @@ def _refined(refined):
         raise ValueError(f"refined must be True or False; got {_check.short(refined)}")
     return bool(refined)
 
+
+MODEL_VALUES = {"n_total": "total_params", "n_active": "active_params", "d_model": "hidden_size",
+                "moe_layers": "moe_layers", "n_experts": "routed_experts", "top_k": "active_routed_experts",
+                "n_routed": "routed_params"}
+"""The :attr:`Deployment.values` that are a quantity of the model, keyword -> :class:`~roofline.models.Model`
+attribute; each is there where the model gives it (not None, not 0)."""
+DENSE_VALUES = {"n_routed": 0.0, "n_experts": 1, "top_k": 1}
+"""The values a model without routed experts has: no routed weights, one "expert" of top-1."""
 
 LINK_KEYS = ("hop_latency", "scaleup_bw", "scaleout_bw")
 """The network figures a :class:`Deployment`'s ``links`` may set."""
@@ -190,9 +208,9 @@ class Deployment:
         pass the scale-out one for a layer that spans racks.
         """
         price = self.price_usd_per_hour or self.hardware.price_usd_per_hour
-        out = {
-            "n_total": self.model.total_params,
-            "n_active": self.model.active_params,
+        m = self.model
+        out = {key: getattr(m, quantity) for key, quantity in MODEL_VALUES.items() if getattr(m, quantity)}
+        out |= {
             "bytes_per_param": registry.PRECISIONS[self.weight_precision],
             "flops": self.hardware.flops(self.weight_precision),
             "mem_bw": self.hardware.hbm_bw,
@@ -204,20 +222,15 @@ class Deployment:
         }
         if self.kv_precision in self.hardware.precisions():  # attention math at the cache's precision
             out["attn_flops_rate"] = self.hardware.flops(self.kv_precision)
-        m = self.model
         hw = self.hardware
         out["act_bytes"] = registry.PRECISIONS[self.activation_precision]
-        for key, value in (("d_model", m.hidden_size), ("moe_layers", m.moe_layers), ("scaleup_bw", hw.scaleup_bw),
-                           ("scaleout_bw", hw.scaleout_bw), ("hop_latency", hw.scaleup_latency_s)):
+        for key, value in (("scaleup_bw", hw.scaleup_bw), ("scaleout_bw", hw.scaleout_bw),
+                           ("hop_latency", hw.scaleup_latency_s)):
             if value:  # where the registry publishes it
                 out[key] = value
         out |= dict(self.links or ())  # calibrated or chosen network figures replace the datasheet's
         if not m.routed_experts:
-            out |= {"n_routed": 0.0, "n_experts": 1, "top_k": 1}
-        else:
-            out |= {"n_experts": m.routed_experts, "top_k": m.active_routed_experts}
-            if m.routed_params is not None:
-                out["n_routed"] = m.routed_params
+            out |= DENSE_VALUES
         if price is not None:
             out["price"] = price
         return out

@@ -178,7 +178,7 @@ def _program(family):
              _Read("vocab_size", "vocab_size")]
     if routed_key:  # checked even where every layer is dense
         steps += [_Read("routed", routed_key),
-                  _Read("shared", shared_key, minimum=0, default=0) if shared_key else _Let("shared", 0),
+                  _Read("shared", shared_key, minimum=0, default=0) if shared_key else _Let("shared", sp.Integer(0)),
                   _Read("top_k", "num_experts_per_tok"),
                   _Check(v("top_k") <= v("routed"), f"num_experts_per_tok ({{top_k}}) must not exceed {routed_key} "
                                                     "({routed}); a token picks among the routed experts")]

@@ -24,14 +24,68 @@ layers. Shared experts have the same shape (DeepSeek-V3, Kimi K2).
 """
 
 import dataclasses
+import functools
 import numbers
 
 import numpy as np
+import sympy as sp
 
 from . import _check, registry
 from ._check import MAX_EXACT_INT, check_value
 
 ATTENTION_KINDS = ("MHA", "GQA", "MLA")
+
+
+# -- what follows from a model's sizes, as formulas ----------------------------------------------
+# Model's methods evaluate these, and the published page evaluates the same formulas, printed as JavaScript
+# (roofline.web), for a model the reader loads. Each is in the Model's field names, with ``bytes_per_elem``,
+# ``len_ctx``, ``full_layers`` (the full-attention layers: all of them without windows) and ``window`` (the
+# sliding window; 0 without one).
+_S = {n: sp.Symbol(n, positive=True) for n in (
+    "layers", "full_layers", "window", "len_ctx", "bytes_per_elem", "n_kv_heads", "head_dim", "kv_lora_rank",
+    "qk_rope_head_dim", "n_q_heads", "hidden_size", "moe_ffn_dim", "moe_layers", "dense_layers")}
+FORMULAS = {
+    # one token's cache in one attention layer: MLA caches the latent and the RoPE key; MHA/GQA K and V per head
+    "kv_bytes_per_layer[MLA]": (_S["kv_lora_rank"] + _S["qk_rope_head_dim"]) * _S["bytes_per_elem"],
+    "kv_bytes_per_layer[GQA]": 2 * _S["n_kv_heads"] * _S["head_dim"] * _S["bytes_per_elem"],
+    "kv_bytes_per_layer[MHA]": 2 * _S["n_kv_heads"] * _S["head_dim"] * _S["bytes_per_elem"],
+    # one new token's attention FLOPs in one layer per cached token (see Model.attention_flops_per_layer)
+    "attention_flops_per_layer[MLA]": 2 * _S["n_q_heads"] * (2 * _S["kv_lora_rank"] + _S["qk_rope_head_dim"]),
+    "attention_flops_per_layer[MLA,decompressed]": 2 * _S["n_q_heads"] * (
+        2 * _S["head_dim"] + _S["qk_rope_head_dim"]) + 2 * _S["kv_lora_rank"] * _S["n_q_heads"] * 2 * _S["head_dim"],
+    "attention_flops_per_layer[GQA]": 4 * _S["n_q_heads"] * _S["head_dim"],
+    "attention_flops_per_layer[MHA]": 4 * _S["n_q_heads"] * _S["head_dim"],
+    # (token, layer) pairs a sequence of len_ctx tokens keeps: full layers all of them, window layers the last window
+    "kept_token_layers": _S["full_layers"] * _S["len_ctx"] + (_S["layers"] - _S["full_layers"]) * sp.Min(
+        _S["len_ctx"], _S["window"]),
+    "moe_layers": _S["layers"] - _S["dense_layers"],
+    # one routed SwiGLU expert (gate, up, down) over every MoE layer
+    "expert_params": 3 * _S["hidden_size"] * _S["moe_ffn_dim"] * _S["moe_layers"],
+}
+"""The formulas a :class:`Model`'s derived quantities come from (KV bytes and attention FLOPs per layer by attention
+kind, the tokens a sequence's layers keep, the MoE layers, one expert's parameters), as sympy expressions."""
+
+
+@functools.cache
+def _formula(name):
+    expr = FORMULAS[name]
+    args = sorted(expr.free_symbols, key=lambda s: s.name)
+    return [a.name for a in args], sp.lambdify(args, expr, "numpy")
+
+
+def formula(name, **values):
+    """Evaluate ``FORMULAS[name]`` at ``values`` (its names, numbers or arrays).
+
+    >>> float(formula("kv_bytes_per_layer[GQA]", n_kv_heads=8, head_dim=128, bytes_per_elem=2))
+    4096.0
+    """
+    if not isinstance(name, str) or name not in FORMULAS:
+        raise ValueError(f"name must be one of {', '.join(FORMULAS)}; got {_check.short(name)}")
+    args, f = _formula(name)
+    missing = [a for a in args if a not in values]
+    if missing:
+        raise ValueError(f"formula {name} needs {', '.join(missing)}; got {sorted(values)}")
+    return f(*(values[a] for a in args))
 
 
 def _int_field(name, value, minimum=1, optional=True):
@@ -135,7 +189,7 @@ class Model:
         """Layers with a mixture-of-experts FFN, or None where unknown."""
         if not self.routed_experts or self.dense_layers is None:
             return None if self.routed_experts else 0
-        return self.layers - self.dense_layers
+        return int(formula("moe_layers", layers=self.layers, dense_layers=self.dense_layers))
 
     @property
     def expert_params(self):
@@ -145,7 +199,8 @@ class Model:
         """
         if not self.moe_layers or not self.moe_ffn_dim or not self.hidden_size:
             return None
-        return 3 * self.hidden_size * self.moe_ffn_dim * self.moe_layers
+        return int(formula("expert_params", hidden_size=self.hidden_size, moe_ffn_dim=self.moe_ffn_dim,
+                           moe_layers=self.moe_layers))
 
     @property
     def routed_params(self):
@@ -169,9 +224,13 @@ class Model:
     def kv_bytes_per_layer(self, bytes_per_elem=2):
         """KV bytes one token stores in one attention layer at ``bytes_per_elem`` (BF16: 2, FP8: 1)."""
         b = check_value("bytes_per_elem", bytes_per_elem)
-        if self.attention == "MLA":
-            return (self.kv_lora_rank + self.qk_rope_head_dim) * b
-        return 2 * self.n_kv_heads * self.head_dim * b
+        return formula(f"kv_bytes_per_layer[{self.attention}]", **self._sizes(), bytes_per_elem=b)
+
+    def _sizes(self):
+        """The fields the formulas read, by name (an absent one as 0)."""
+        return {name: getattr(self, name) or 0 for name in (
+            "layers", "n_kv_heads", "head_dim", "kv_lora_rank", "qk_rope_head_dim", "n_q_heads", "hidden_size")} | {
+            "full_layers": self.layers - self.window_layers, "window": self.sliding_window or 0}
 
     @property
     def window_layers(self):
@@ -223,14 +282,8 @@ class Model:
             raise ValueError(f"absorbed must be True or False; got {_check.short(absorbed)}")
         if not self.n_q_heads:
             raise ValueError(f"Model {self.key!r} has no n_q_heads; attention FLOPs need the query heads")
-        h = self.n_q_heads
-        if self.attention != "MLA":
-            return 4 * h * self.head_dim
-        r, rope = self.kv_lora_rank, self.qk_rope_head_dim
-        if absorbed:
-            return 2 * h * (2 * r + rope)
-        d = self.head_dim
-        return 2 * h * (d + rope + d) + 2 * r * h * 2 * d
+        kind = self.attention + ("" if absorbed or self.attention != "MLA" else ",decompressed")
+        return int(formula(f"attention_flops_per_layer[{kind}]", **self._sizes()))
 
     def attention_flops_per_token(self, len_ctx=None, absorbed=True):
         """Attention FLOPs per token of context, all layers: the ``a`` of
@@ -247,7 +300,7 @@ class Model:
         if len_ctx is None or not self.window_layers:
             return per_layer * full
         L = check_value("len_ctx", len_ctx)
-        return per_layer * (full * L + self.window_layers * np.minimum(L, self.sliding_window)) / L
+        return per_layer * formula("kept_token_layers", **self._sizes(), len_ctx=L) / L
 
     def kv_bytes_per_sequence(self, len_ctx, bytes_per_elem=2):
         """KV-cache bytes one sequence of ``len_ctx`` tokens holds (windows capped).
@@ -256,9 +309,7 @@ class Model:
         327.7 MB
         """
         L = check_value("len_ctx", len_ctx, "nonnegative")
-        window = np.minimum(L, self.sliding_window or 0)
-        return self.kv_bytes_per_layer(bytes_per_elem) * ((self.layers - self.window_layers) * L
-                                                          + self.window_layers * window)
+        return self.kv_bytes_per_layer(bytes_per_elem) * formula("kept_token_layers", **self._sizes(), len_ctx=L)
 
     def context_for_kv_bytes(self, kv_bytes_per_sequence, bytes_per_elem=2):
         """The context whose cache holds ``kv_bytes_per_sequence`` bytes: the inverse of

@@ -56,9 +56,11 @@ import json
 import pathlib
 import sys
 
+import sympy as sp
 from sympy.printing.jscode import JavascriptCodePrinter
 
-from . import _check, equations, symbols
+from . import _check, deployment, equations, hf, models, symbols
+from .figures import your_model as fig_your_model
 from .figures import decode as fig_decode, memory as fig_memory, moe as fig_moe, revnet as fig_revnet
 from .figures import live as fig_live, pipeline as fig_pipeline, prefill as fig_prefill, serving as fig_serving
 from .figures import training as fig_training
@@ -107,6 +109,90 @@ def js_function(eq):
     return f"function ({', '.join(eq.args)}) {{ return {body}; }}"
 
 
+class _NamePrinter(JavascriptCodePrinter):
+    """sympy's JavaScript printer, with each symbol printed as the field ``v.NAME`` of one argument ``v``."""
+
+    def _print_Symbol(self, expr):
+        if not expr.name.isidentifier():
+            raise ValueError(f"symbol {expr.name!r} is not usable as a JavaScript property name")
+        return f"v.{expr.name}"
+
+    def _print_BooleanTrue(self, expr):
+        return "true"
+
+    def _print_BooleanFalse(self, expr):
+        return "false"
+
+
+def js_formula(expr):
+    """One JavaScript function of an object ``v`` computing the sympy expression ``expr`` from ``v``'s fields
+    (each symbol by its name): the config reader's formulas (:func:`roofline.hf.program`), the model's
+    (:data:`roofline.models.FORMULAS`) and the chip count's (:data:`roofline.deployment.DEFAULT_CHIPS`).
+
+    >>> import sympy as sp
+    >>> print(js_formula(sp.floor(sp.Symbol("hidden_size") / sp.Symbol("num_attention_heads"))))
+    function (v) { return Math.floor(v.hidden_size/v.num_attention_heads); }
+    """
+    if isinstance(expr, bool):
+        expr = sp.true if expr else sp.false
+    if isinstance(expr, int):
+        expr = sp.Integer(expr)
+    if not isinstance(expr, sp.Basic):
+        raise ValueError(f"expr must be a sympy expression; got {_check.short(expr)}")
+    body = _NamePrinter().doprint(expr)
+    body = " ".join(line.strip() for line in body.splitlines())
+    return f"function (v) {{ return {body}; }}"
+
+
+def _js_value(x):
+    """A program's field as JavaScript: a sympy expression as a function, anything else as JSON."""
+    if isinstance(x, sp.Basic):
+        return js_formula(x)
+    if isinstance(x, tuple):
+        return "[" + ", ".join(_js_value(v) for v in x) + "]"
+    if isinstance(x, dict):
+        return "{" + ", ".join(f"{json.dumps(k)}: {_js_value(v)}" for k, v in x.items()) + "}"
+    return json.dumps(x)
+
+
+_READ_DEFAULTS = {"kind": "int", "minimum": 1, "default": "required", "optional": sp.false, "when": sp.true,
+                  "truth": "", "predicate": None}
+
+
+def _compact_step(step):
+    """A program's step without the fields at their defaults (the reader assumes :data:`_READ_DEFAULTS`)."""
+    if step["op"] != "read":
+        return step
+    return {k: v for k, v in step.items() if not (k in _READ_DEFAULTS and v == _READ_DEFAULTS[k])}
+
+
+def reader_script():
+    """The part of the generated script the page's config reader (``roofline-model.js``) runs: every family's
+    program (:func:`roofline.hf.program`), its messages and limits, the model's formulas, the chip count's, and
+    :func:`roofline.figures.your_model.reader_data`. It defines ``reader``."""
+    parts = ["const reader = {"]
+    parts.append(f"  families: {json.dumps(hf.FAMILIES)},")
+    parts.append(f"  messages: {json.dumps(hf.MESSAGES)},")
+    parts.append(f"  limits: {json.dumps(hf.LIMITS)},")
+    parts.append(f"  source: {json.dumps(hf.SOURCE)}, notes: {json.dumps(hf.NOTES)}, mtp_note: {json.dumps(hf.MTP_NOTE)},")
+    parts.append("  programs: {")
+    for family in hf.FAMILIES:
+        p = hf.program(family)
+        parts.append(f"    {json.dumps(family)}: {{steps: [")
+        parts += [f"      {_js_value(_compact_step(step))}," for step in p["steps"]]
+        parts.append(f"    ], parts: {_js_value(p['parts'])},")
+        parts.append(f"    fields: {_js_value(p['fields'])}}},")
+    parts.append("  },")
+    parts.append("  formulas: {")
+    parts += [f"    {json.dumps(name)}: {js_formula(expr)}," for name, expr in models.FORMULAS.items()]
+    parts.append("  },")
+    parts.append(f"  default_chips: {js_formula(deployment.DEFAULT_CHIPS)},")
+    parts.append(f"  sliders: {_js_value(fig_your_model.SLIDERS)},")
+    parts.append(f"  data: {json.dumps(fig_your_model.reader_data(), separators=(',', ':'))},")
+    parts.append("};")
+    return "\n".join(parts)
+
+
 # -- the chapters' live figures, each declared in its figure module ---------------------------------
 LIVE = {live.key: live for live in (fig_decode.live(), fig_moe.live(), fig_pipeline.live(), fig_memory.live(),
                                     fig_training.live(), fig_serving.live(), fig_revnet.live(), fig_prefill.live())}
@@ -144,7 +230,8 @@ def bundle(lives=None):
     # the units of roofline.figures.live.count, which the page's count writes as the library's does
     formats = {"count_units": [[_compact(scale), unit] for scale, unit in fig_live._UNITS]}
     lines.append("const formats = " + json.dumps(formats, separators=(",", ":")) + ";")
-    lines += ["window.RooflineGenerated = {equations: equations, figures: figures, formats: formats};",
+    lines.append(reader_script())
+    lines += ["window.RooflineGenerated = {equations: equations, figures: figures, formats: formats, reader: reader};",
               "})();", ""]
     return "\n".join(lines)
 

@@ -451,7 +451,7 @@ def test_live_figure(key, loaded, html_dir, report):
     paths = {u: urllib.parse.urlsplit(u).path.rsplit("/", 1)[-1] for u in urls}
     scripts = {name: _file_size(html_dir, u) for u, name in paths.items()
                if name.startswith("roofline-") and name.endswith(".js")}
-    assert set(scripts) == {"roofline-generated.js", "roofline-live.js"}, scripts
+    assert set(scripts) == {"roofline-generated.js", "roofline-model.js", "roofline-live.js"}, scripts
     report("live", key, {"page": live.chapter, "checks": n_checks, "redraw_ms": redraws, "frame_ms": frame_ms,
                          "page_bytes": own, "script_bytes": scripts})
     assert own + sum(scripts.values()) < MAX_CHAPTER_BYTES, f"{key}: {own + sum(scripts.values())} bytes"

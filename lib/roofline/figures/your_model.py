@@ -1,0 +1,89 @@
+"""The reader's own model on the published page: what the page needs to read a ``config.json`` in the browser
+and offer the model it describes in the chapters' live figures, declared here once.
+
+The page has no kernel, so it cannot call :func:`roofline.hf.from_hf_config` or :func:`roofline.deploy`; it runs
+what they are made of instead, printed by :mod:`roofline.web` into the generated script:
+
+* reading the config: :func:`roofline.hf.program` for each family (the keys, their kinds and defaults, the checks,
+  the counting formulas and the mapping to :class:`~roofline.models.Model` fields) and :data:`roofline.hf.MESSAGES`;
+* the model's KV bytes, attention FLOPs, MoE layers and expert sizes: :data:`roofline.models.FORMULAS`;
+* a deployment's values that come from the model (:data:`roofline.deployment.MODEL_VALUES`, and
+  :data:`roofline.deployment.DENSE_VALUES` for a dense model) and its chip count
+  (:data:`roofline.deployment.DEFAULT_CHIPS`, with each chip's scale-up domain and HBM, :func:`chips`);
+* the figures whose model is set by sliders instead (chapters 5, 6 and 7): :data:`SLIDERS`, the value each
+  slider takes from the model, which the page moves to the slider's nearest stop.
+
+A figure whose model control the page extends with the reader's model (:data:`OFFERED`) has all its per-model
+data in its ``deployments`` table and ``windows``; the others are listed in :data:`NOT_OFFERED` with the reason.
+
+>>> sorted(OFFERED), sorted(SLIDERS)
+(['decode', 'memory'], ['revnet', 'serving', 'training'])
+"""
+
+import math
+
+import sympy as sp
+
+from .. import _check, hardware, registry
+from ..deployment import DENSE_VALUES, MODEL_VALUES
+from .declare import Control
+
+KV_PRECISION = "bf16"
+"""The KV cache's precision in every live figure's deployments (:class:`roofline.Deployment`'s default)."""
+
+OFFERED = {"decode": "model", "memory": "model"}
+"""Figures whose model control offers the reader's model, by the control's name."""
+
+NOT_OFFERED = {
+    "moe": "its expert layouts come from moe.layout_chips, a divisor search the page does not run",
+    "prefill": "its prompt walls come from a bisection (figures.prefill.prompt_wall) the page does not run",
+    "pipeline": "it has no model",
+}
+"""Figures with a model control (or none) that do not offer the reader's model, and why."""
+
+_Q = {n: sp.Symbol(n, positive=True) for n in ("active_params", "total_params", "layers", "hidden_size", "kv_bytes")}
+SLIDERS = {
+    "training": {"n_active": _Q["active_params"]},
+    "serving": {"n_active": _Q["active_params"], "total_ratio": _Q["total_params"] / _Q["active_params"],
+                "kv": _Q["kv_bytes"]},
+    "revnet": {"n_layers": _Q["layers"], "d_model": _Q["hidden_size"]},
+}
+"""Figures whose model is a set of sliders: each slider's value from the reader's model, a formula of its
+``active_params``, ``total_params``, ``layers``, ``hidden_size`` and ``kv_bytes`` (BF16 KV bytes per token of a
+long context); the page sets the slider to its nearest stop (on a log slider, nearest in ratio)."""
+
+
+def chips():
+    """Each registry chip's scale-up domain and HBM bytes: what :data:`~roofline.deployment.DEFAULT_CHIPS` needs.
+
+    >>> chips()["GB200"]["scaleup_domain"]
+    72
+    """
+    return {h.key: {"scaleup_domain": int(h.scaleup_domain), "hbm_bytes": float(h.hbm_bytes)}
+            for h in hardware.REGISTRY}
+
+
+def nearest_stop(control, value):
+    """The stop of slider ``control`` (a :class:`~roofline.figures.declare.Control` of kind 'range') nearest
+    ``value``: in ratio on a log slider, in difference on a linear one (the lower stop on a tie).
+
+    >>> from roofline.figures import revnet
+    >>> nearest_stop(revnet.live().control("d_model"), 7168)
+    8192
+    """
+    if not isinstance(control, Control) or control.kind != "range":
+        raise ValueError(f"control must be a slider (a range Control); got {_check.short(control)}")
+    x = _check.scalar("value", value, where="nearest_stop")
+    distance = (lambda s: abs(math.log(s / x))) if control.log else (lambda s: abs(s - x))  # noqa: E731
+    return min(control.grid, key=distance)
+
+
+def reader_data():
+    """What the page's reader needs besides the formulas (which :mod:`roofline.web` prints): JSON-ready.
+
+    >>> sorted(reader_data())
+    ['chips', 'dense_values', 'kv_bytes_per_elem', 'model_values', 'not_offered', 'offered']
+    """
+    return {"chips": chips(), "model_values": dict(MODEL_VALUES), "dense_values": dict(DENSE_VALUES),
+            "kv_bytes_per_elem": registry.bytes_per_element(KV_PRECISION), "offered": dict(OFFERED),
+            "not_offered": dict(NOT_OFFERED)}
