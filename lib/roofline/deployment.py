@@ -75,7 +75,7 @@ MODEL_VALUES = {"n_total": "total_params", "n_active": "active_params", "d_model
 """The :attr:`Deployment.values` that are a quantity of the model, keyword -> :class:`~roofline.models.Model`
 attribute; each is there where the model gives it (not None, not 0)."""
 DENSE_VALUES = {"n_routed": 0.0, "n_experts": 1, "top_k": 1}
-"""The values a model without routed experts has: no routed weights, one "expert" of top-1."""
+"""The values a model without routed experts has, no routed weights and one "expert" of top-1."""
 
 LINK_KEYS = ("hop_latency", "scaleup_bw", "scaleout_bw")
 """The network figures a :class:`Deployment`'s ``links`` may set."""

@@ -108,8 +108,9 @@ MESSAGES = {
     "not_json": "{where} is not valid JSON: {error}",
     "not_object": "{where} must hold a JSON object (the config's keys and values); got a JSON {type}",
 }
-"""Every message a config.json's content can give, as a template: ``{where}`` is the file, ``{got}`` the value
-found and its type. :func:`from_hf_config` and the page's config reader (:func:`spec`) fill the same ones."""
+"""Every message a config.json's content can give, as a template with ``{where}`` for the file and ``{got}`` for
+the value found and its type. :func:`from_hf_config` and the page's config reader (``roofline-model.js``, which
+gets them with :func:`program`'s steps) fill the same ones."""
 
 
 # -- the program: what each family reads from config.json and the formulas that count it ---------------

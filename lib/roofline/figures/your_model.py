@@ -1,7 +1,7 @@
 """The reader's own model on the published page: what the page needs to read a ``config.json`` in the browser
 and offer the model it describes in the chapters' live figures, declared here once.
 
-The page has no kernel, so it cannot call :func:`roofline.hf.from_hf_config` or :func:`roofline.deploy`; it runs
+The page has no kernel, so it cannot call :func:`roofline.hf.from_hf_config` or :func:`roofline.deployment.deploy`; it runs
 what they are made of instead, printed by :mod:`roofline.web` into the generated script:
 
 * reading the config: :func:`roofline.hf.program` for each family (the keys, their kinds and defaults, the checks,
@@ -48,9 +48,9 @@ SLIDERS = {
                 "kv": _Q["kv_bytes"]},
     "revnet": {"n_layers": _Q["layers"], "d_model": _Q["hidden_size"]},
 }
-"""Figures whose model is a set of sliders: each slider's value from the reader's model, a formula of its
-``active_params``, ``total_params``, ``layers``, ``hidden_size`` and ``kv_bytes`` (BF16 KV bytes per token of a
-long context); the page sets the slider to its nearest stop (on a log slider, nearest in ratio)."""
+"""The figures whose model is a set of sliders, with each slider's value from the reader's model as a formula of
+its ``active_params``, ``total_params``, ``layers``, ``hidden_size`` and ``kv_bytes`` (BF16 KV bytes per token
+of a long context). The page sets the slider to its nearest stop (on a log slider, nearest in ratio)."""
 
 
 def chips():

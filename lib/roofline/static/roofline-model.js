@@ -217,6 +217,7 @@
     model.total_params = env.total;
     model.active_params = env.active;
     model.source = fill(R.source, {file: where, family: fam});
+    model.kv_bytes_published = model.pretrain_tokens = null;  // a config publishes neither
     model.confidence = "config";
     model.notes = R.notes + (env.mtp ? fill(R.mtp_note, {mtp: env.mtp.toLocaleString("en-US")}) : "");
     if (!(model.active_params > 0 && model.active_params <= model.total_params && isFinite(model.total_params))) {
