@@ -224,7 +224,8 @@ class Model:
     def kv_bytes_per_layer(self, bytes_per_elem=2):
         """KV bytes one token stores in one attention layer at ``bytes_per_elem`` (BF16: 2, FP8: 1)."""
         b = check_value("bytes_per_elem", bytes_per_elem)
-        return formula(f"kv_bytes_per_layer[{self.attention}]", **self._sizes(), bytes_per_elem=b)
+        out = formula(f"kv_bytes_per_layer[{self.attention}]", **self._sizes(), bytes_per_elem=b)
+        return out if np.ndim(out) else float(out)
 
     def _sizes(self):
         """The fields the formulas read, by name (an absent one as 0)."""

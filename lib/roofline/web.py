@@ -27,6 +27,15 @@ timelines, chapter 8's fresh prompts and break-even batch) adds a ``compute`` an
 to the script's ``FIGURES``, which call the generated equations and type no formula.
 This module holds no chapter's knowledge: it collects the declarations into :data:`LIVE`.
 
+The reader's own model
+----------------------
+The generated script also holds what the page needs to read a reader's ``config.json`` with no kernel
+(:func:`reader_script`): each family's program of :func:`roofline.hf.program` with its formulas printed as
+JavaScript (:func:`js_formula`), the Model's formulas (:data:`roofline.models.FORMULAS`), the chip count's
+(:data:`roofline.deployment.DEFAULT_CHIPS`) and :func:`roofline.figures.your_model.reader_data`.
+``roofline/static/roofline-model.js`` runs them and offers the model in the figures
+:mod:`roofline.figures.your_model` names.
+
 Adding a chapter's live figure
 ------------------------------
 1. In the chapter's figure module (``roofline/figures/KEY.py``): a function ``live()`` that returns its
