@@ -212,7 +212,12 @@
       if (Array.isArray(source)) model[field] = source.find(([, cond]) => cond(envOf(env)))[0];
       else model[field] = source === null ? null : (env[source] === undefined ? null : env[source]);
     }
-    const label = (name || (texts.name_or_path || "").trim() || where.replace(/^.*[\\/]/, "").replace(/\.json$/i, "") || "config").slice(0, 80);
+    // the name: the one given, the config's _name_or_path, a file's own name (not "config.json"), else the family
+    // and the size ("gpt_oss 117B")
+    const file = /\.json$/i.test(where) ? where.replace(/^.*[\\/]/, "").replace(/\.json$/i, "") : "";
+    const size = env.total >= 1e9 ? `${+(env.total / 1e9).toPrecision(3)}B` : `${+(env.total / 1e6).toPrecision(3)}M`;
+    const label = (name || (texts.name_or_path || "").trim() || (file.toLowerCase() !== "config" && file) ||
+                   `${fam} ${size}`).slice(0, 80);
     model.key = model.name = label;
     model.total_params = env.total;
     model.active_params = env.active;
