@@ -209,7 +209,9 @@ class Deployment:
         """
         price = self.price_usd_per_hour or self.hardware.price_usd_per_hour
         m = self.model
-        out = {key: getattr(m, quantity) for key, quantity in MODEL_VALUES.items() if getattr(m, quantity)}
+        given = {key: getattr(m, quantity) for key, quantity in MODEL_VALUES.items() if getattr(m, quantity)}
+        # in the order the chapters print them: the model's sizes, the chip's, the network's, the experts'
+        out = {key: given[key] for key in ("n_total", "n_active") if key in given}
         out |= {
             "bytes_per_param": registry.PRECISIONS[self.weight_precision],
             "flops": self.hardware.flops(self.weight_precision),
@@ -224,6 +226,7 @@ class Deployment:
             out["attn_flops_rate"] = self.hardware.flops(self.kv_precision)
         hw = self.hardware
         out["act_bytes"] = registry.PRECISIONS[self.activation_precision]
+        out |= {key: given[key] for key in ("d_model", "moe_layers") if key in given}
         for key, value in (("scaleup_bw", hw.scaleup_bw), ("scaleout_bw", hw.scaleout_bw),
                            ("hop_latency", hw.scaleup_latency_s)):
             if value:  # where the registry publishes it
@@ -231,6 +234,8 @@ class Deployment:
         out |= dict(self.links or ())  # calibrated or chosen network figures replace the datasheet's
         if not m.routed_experts:
             out |= DENSE_VALUES
+        else:
+            out |= {key: given[key] for key in ("n_experts", "top_k", "n_routed") if key in given}
         if price is not None:
             out["price"] = price
         return out
