@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from roofline import deployment, hardware, hf, models, registry, web
+from roofline import deployment, hardware, hf, models, moe, registry, web
 from roofline.deployment import Deployment, deploy
 from roofline.figures import your_model
 
@@ -28,6 +28,7 @@ COMMITTED = ROOT / "book" / "_static" / web.GENERATED
 MODEL_JS = ROOT / "lib" / "roofline" / "static" / "roofline-model.js"
 NODE = shutil.which("node")
 FAMILY_DIRS = sorted(d.name for d in CONFIGS.iterdir() if d.is_dir())
+needs_node = pytest.mark.skipif(NODE is None, reason="needs Node.js (apt-get install nodejs)")
 HARNESS = """
 global.window = global;
 global.document = {readyState: 'complete', querySelectorAll: () => [], addEventListener: () => {}};
@@ -176,10 +177,12 @@ def test_model_values_are_the_deployment_values():
 def test_reader_data_names_real_figures_and_controls():
     """The figures the page offers the model in have its control and per-model data only in deployments and
     windows; the slider figures' sliders exist and their formulas read the quantities declared."""
+    per_model = {"deployments", "windows", "experts", "layout_chips"}  # what the page extends
     for key, control in your_model.OFFERED.items():
         live = web.LIVE[key]
         assert live.control(control).kind == "select"
-        assert set(live.data(live)) - {"deployments", "windows"} <= {"batch", "ms", "per_million"}
+        assert set(live.data(live)) - per_model <= {"batch", "ms", "per_million", "links", "act_bytes"}
+        assert ("layout_chips" in live.data(live)) == (key in your_model.LAYOUT_RACKS)
     for key, sliders in your_model.SLIDERS.items():
         for name, expr in sliders.items():
             assert web.LIVE[key].control(name).kind == "range"
@@ -190,6 +193,25 @@ def test_reader_data_names_real_figures_and_controls():
     assert set(data["chips"]) == set(hardware.names()) and data["kv_bytes_per_elem"] == 2
 
 
+@needs_node
+def test_the_pages_layouts_are_the_librarys(tmp_path):
+    """moe.LAYOUT_CHIPS as the page runs it (its divisor search, largestDivisor) gives moe.layout_chips's GPUs
+    and racks, for expert counts from 1 to 2,000 and beyond, every registry chip's domain, 1 to 8 racks."""
+    experts = list(range(1, 300)) + [384, 512, 1000, 1024, 2000, 2048, 10 ** 6, 999_983, 2 ** 39]
+    domains = sorted({h.scaleup_domain for h in hardware.REGISTRY} | {1, 3})
+    cases = [[e, g, r] for e in experts for g in domains for r in (1, 2, 3, 8)]
+    script = tmp_path / "layouts.js"
+    script.write_text("\n".join([
+        "global.window = global;", f"eval(require('fs').readFileSync({json.dumps(str(COMMITTED))}, 'utf8'));",
+        "const R = window.RooflineGenerated.reader, cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));",
+        "console.log(JSON.stringify(cases.map(([e, g, r]) => Object.fromEntries(Object.entries(R.layouts).map(",
+        "  ([k, fs]) => [k, fs.map((f) => f({n_experts: e, scaleup_domain: g, n_racks: r}))])))));"]))
+    done = subprocess.run([NODE, str(script)], input=json.dumps(cases), capture_output=True, text=True, check=True)
+    for (e, g, r), page in zip(cases, json.loads(done.stdout)):
+        for layout in moe.LAYOUTS:
+            assert tuple(page[layout]) == moe.layout_chips(e, g, r, layout), (e, g, r, layout)
+
+
 def test_the_bundle_holds_the_reader():
     text = web.bundle()
     assert "const reader = {" in text and "reader: reader" in text
@@ -198,7 +220,6 @@ def test_the_bundle_holds_the_reader():
 
 
 # -- the page's reader against Python --------------------------------------------------------------------
-needs_node = pytest.mark.skipif(NODE is None, reason="needs Node.js (apt-get install nodejs)")
 
 
 @needs_node

@@ -100,8 +100,34 @@ def layout_chips(n_experts, domain, n_racks=1, layout="split"):
     """
     layout = _check.choice("layout", layout, {k: k for k in LAYOUTS})
     r = _check.whole("n_racks", n_racks)
-    chips = ep_chips(n_experts, domain if layout == "split" else r * _check.whole("domain", domain))
-    return chips, min(r, chips)
+    e = _check.whole("n_experts", n_experts, maximum=MAX_EXPERTS)
+    g = _check.whole("domain", domain)
+    chips_expr, racks_expr = LAYOUT_CHIPS[layout]
+    at = {_LAYOUT_SYMBOLS[0]: sp.Integer(e), _LAYOUT_SYMBOLS[1]: sp.Integer(g), _LAYOUT_SYMBOLS[2]: sp.Integer(r)}
+    return int(chips_expr.xreplace(at)), int(racks_expr.xreplace(at))
+
+
+class _LargestDivisor(sp.Function):
+    """:func:`ep_chips` of ``(n_experts, domain)`` as a sympy function, so that a layout's chip count is a
+    formula (:data:`LAYOUT_CHIPS`) that the published page evaluates too; it evaluates on whole numbers only."""
+
+    @classmethod
+    def eval(cls, e, g):
+        if isinstance(e, sp.Integer) and isinstance(g, sp.Integer):
+            return sp.Integer(ep_chips(int(e), int(g)))
+        return None
+
+
+_LAYOUT_SYMBOLS = tuple(sp.Symbol(n, positive=True, integer=True) for n in ("n_experts", "scaleup_domain", "n_racks"))
+LAYOUT_CHIPS = {
+    "split": (_LargestDivisor(_LAYOUT_SYMBOLS[0], _LAYOUT_SYMBOLS[1]),
+              sp.Min(_LAYOUT_SYMBOLS[2], _LargestDivisor(_LAYOUT_SYMBOLS[0], _LAYOUT_SYMBOLS[1]))),
+    "widen": (_LargestDivisor(_LAYOUT_SYMBOLS[0], _LAYOUT_SYMBOLS[2] * _LAYOUT_SYMBOLS[1]),
+              sp.Min(_LAYOUT_SYMBOLS[2], _LargestDivisor(_LAYOUT_SYMBOLS[0], _LAYOUT_SYMBOLS[2] * _LAYOUT_SYMBOLS[1]))),
+}
+""":func:`layout_chips` as formulas, layout -> (GPUs, racks), in ``n_experts``, ``scaleup_domain`` and ``n_racks``:
+the GPUs one domain would use (``split``) or the most of every rack's that split the experts evenly (``widen``), and
+the racks, at most one per GPU. Evaluated here, and printed for the published page."""
 
 
 def build(overlap="none", dispatch="per_copy"):

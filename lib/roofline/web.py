@@ -68,7 +68,7 @@ import sys
 import sympy as sp
 from sympy.printing.jscode import JavascriptCodePrinter
 
-from . import _check, deployment, equations, hf, models, symbols
+from . import _check, deployment, equations, hf, models, moe, symbols
 from .figures import your_model as fig_your_model
 from .figures import decode as fig_decode, memory as fig_memory, moe as fig_moe, revnet as fig_revnet
 from .figures import live as fig_live, pipeline as fig_pipeline, prefill as fig_prefill, serving as fig_serving
@@ -129,6 +129,9 @@ class _NamePrinter(JavascriptCodePrinter):
     def _print_BooleanTrue(self, expr):
         return "true"
 
+    def _print__LargestDivisor(self, expr):
+        return f"largestDivisor({', '.join(self._print(a) for a in expr.args)})"
+
     def _print_BooleanFalse(self, expr):
         return "false"
 
@@ -175,11 +178,26 @@ def _compact_step(step):
     return {k: v for k, v in step.items() if not (k in _READ_DEFAULTS and v == _READ_DEFAULTS[k])}
 
 
+LARGEST_DIVISOR_JS = """const largestDivisor = function (e, g) {  // roofline.moe.ep_chips: the most of at most g dividing e
+  if (g >= e) return e;
+  let best = 1;
+  for (let d = 1; d * d <= e; d++) {
+    if (e % d === 0) {
+      if (d <= g && d > best) best = d;
+      if (e / d <= g && e / d > best) best = e / d;
+    }
+  }
+  return best;
+};"""
+"""The one primitive the printed formulas call that JavaScript lacks, :func:`roofline.moe.ep_chips` (in
+:data:`roofline.moe.LAYOUT_CHIPS`), by trial of the divisor pairs up to the square root as ep_chips finds them."""
+
+
 def reader_script():
     """The part of the generated script the page's config reader (``roofline-model.js``) runs: every family's
     program (:func:`roofline.hf.program`), its messages and limits, the model's formulas, the chip count's, and
     :func:`roofline.figures.your_model.reader_data`. It defines ``reader``."""
-    parts = ["const reader = {"]
+    parts = [LARGEST_DIVISOR_JS, "const reader = {"]
     parts.append(f"  families: {json.dumps(hf.FAMILIES)},")
     parts.append(f"  messages: {json.dumps(hf.MESSAGES)},")
     parts.append(f"  limits: {json.dumps(hf.LIMITS)},")
@@ -196,6 +214,7 @@ def reader_script():
     parts += [f"    {json.dumps(name)}: {js_formula(expr)}," for name, expr in models.FORMULAS.items()]
     parts.append("  },")
     parts.append(f"  default_chips: {js_formula(deployment.DEFAULT_CHIPS)},")
+    parts.append(f"  layouts: {_js_value(moe.LAYOUT_CHIPS)},")
     parts.append(f"  sliders: {_js_value(fig_your_model.SLIDERS)},")
     parts.append(f"  data: {json.dumps(fig_your_model.reader_data(), separators=(',', ':'))},")
     parts.append("};")

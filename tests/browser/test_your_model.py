@@ -3,10 +3,10 @@
 Every config under ``tests/data/hf_configs`` is loaded through the appendix page's file input and read by the page
 into the Model ``roofline.hf.from_hf_config`` gives (every field; the counts exact, and to 1e-9 in any case); bad
 configs (a missing field, a string for a number, absurd sizes, a file over 16 MiB) show Python's message naming the
-field, with the page otherwise untouched. The model then travels: chapter 1's and chapter 4's figures start with
-it (localStorage), and plot what the library computes for it to 1e-9, on several chips and precisions; a link to
-the figure's settings, opened in a fresh browser, shows the same; chapter 6's sliders move to the stops nearest
-its sizes. Each test uses its own browser contexts, so no other page sees the model.
+field, with the page otherwise untouched. The model then travels: chapters 1, 2 and 4 start with it
+(localStorage) and plot what the library computes for it to 1e-9, on several chips, precisions and (chapter 2)
+layouts; a link to the figure's settings, opened in a fresh browser, shows the same; chapter 6's sliders move to
+the stops nearest its sizes. Each test uses its own browser contexts, so no other page sees the model.
 """
 
 import dataclasses
@@ -17,7 +17,7 @@ import pytest
 
 import test_live
 from conftest import block_other_hosts, page_id
-from roofline import hardware, hf, lecture, registry, web
+from roofline import hardware, hf, lecture, models, registry, web
 from roofline.deployment import Deployment
 from roofline.figures import your_model
 
@@ -142,6 +142,8 @@ def python_deploy(option, m):
 def compare_figure(page, key, settings, monkeypatch, option, m):
     """The figure at ``settings`` plots what the library computes for the reader's model (test_live's checks)."""
     monkeypatch.setattr(test_live, "deploy", python_deploy(option, m))
+    real_get = models.get.__wrapped__ if hasattr(models.get, "__wrapped__") else models.get
+    monkeypatch.setattr(test_live.models, "get", lambda name: m if name == option else real_get(name))
     expect, got = test_live.EXPECT[key]
     page.evaluate("([key, values]) => window.rooflineLive[key].set(values)", [key, settings])
     state, plotted = page.evaluate(f"() => [window.rooflineLive[{key!r}].state, window.rooflineLive[{key!r}].plotted]")
@@ -154,6 +156,8 @@ SETTINGS = {
     "decode": [{}, {"chip": "H100", "precision": "fp4"}, {"chip": "GB200", "precision": "bf16", "refined": True},
                {"chip": "MI300X", "context": 1e5, "batch": 100.0}, {"chip": "B200", "context": 10.0, "refined": True}],
     "memory": [{}, {"chip": "B200", "gpus": 16}, {"chip": "GB200", "gpus": 72, "context": 1e5, "stages": 8}],
+    "moe": [{}, {"chip": "H100", "racks": 2, "layout": "widen", "links": "floor"},
+            {"chip": "GB200", "racks": 3, "top_k": 2, "context": 1e5}, {"chip": "TPU v5p", "racks": 8, "layout": "widen"}],
 }
 
 

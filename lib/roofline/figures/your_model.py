@@ -7,6 +7,8 @@ what they are made of instead, printed by :mod:`roofline.web` into the generated
 * reading the config: :func:`roofline.hf.program` for each family (the keys, their kinds and defaults, the checks,
   the counting formulas and the mapping to :class:`~roofline.models.Model` fields) and :data:`roofline.hf.MESSAGES`;
 * the model's KV bytes, attention FLOPs, MoE layers and expert sizes: :data:`roofline.models.FORMULAS`;
+* chapter 2's expert layouts: :data:`roofline.moe.LAYOUT_CHIPS`, whose divisor search the page runs as the
+  one primitive it adds (:data:`roofline.web.LARGEST_DIVISOR_JS`);
 * a deployment's values that come from the model (:data:`roofline.deployment.MODEL_VALUES`, and
   :data:`roofline.deployment.DENSE_VALUES` for a dense model) and its chip count
   (:data:`roofline.deployment.DEFAULT_CHIPS`, with each chip's scale-up domain and HBM, :func:`chips`);
@@ -14,10 +16,11 @@ what they are made of instead, printed by :mod:`roofline.web` into the generated
   slider takes from the model, which the page moves to the slider's nearest stop.
 
 A figure whose model control the page extends with the reader's model (:data:`OFFERED`) has all its per-model
-data in its ``deployments`` table and ``windows``; the others are listed in :data:`NOT_OFFERED` with the reason.
+data in its ``deployments`` table, ``windows`` and (chapter 2) ``experts`` and ``layout_chips``; the others are
+listed in :data:`NOT_OFFERED` with the reason.
 
 >>> sorted(OFFERED), sorted(SLIDERS)
-(['decode', 'memory'], ['revnet', 'serving', 'training'])
+(['decode', 'memory', 'moe'], ['revnet', 'serving', 'training'])
 """
 
 import math
@@ -31,11 +34,16 @@ from .declare import Control
 KV_PRECISION = "bf16"
 """The KV cache's precision in every live figure's deployments (:class:`roofline.Deployment`'s default)."""
 
-OFFERED = {"decode": "model", "memory": "model"}
-"""Figures whose model control offers the reader's model, by the control's name."""
+OFFERED = {"decode": "model", "moe": "model", "memory": "model"}
+"""Figures whose model control offers the reader's model, by the control's name (chapter 2's, a model with
+routed experts only, as its control offers the registry's)."""
+
+LAYOUT_RACKS = {"moe": "racks"}
+"""Figures with a ``layout_chips`` table (chip -> model -> layout -> [GPUs, racks] at each stop of a racks slider,
+:data:`roofline.moe.LAYOUT_CHIPS`), by the name of that slider; their ``experts`` table holds each model's routed
+experts."""
 
 NOT_OFFERED = {
-    "moe": "its expert layouts come from moe.layout_chips, a divisor search the page does not run",
     "prefill": "its prompt walls come from a bisection (figures.prefill.prompt_wall) the page does not run",
     "pipeline": "it has no model",
 }
@@ -82,8 +90,8 @@ def reader_data():
     """What the page's reader needs besides the formulas (which :mod:`roofline.web` prints): JSON-ready.
 
     >>> sorted(reader_data())
-    ['chips', 'dense_values', 'kv_bytes_per_elem', 'model_values', 'not_offered', 'offered']
+    ['chips', 'dense_values', 'kv_bytes_per_elem', 'layout_racks', 'model_values', 'not_offered', 'offered']
     """
     return {"chips": chips(), "model_values": dict(MODEL_VALUES), "dense_values": dict(DENSE_VALUES),
             "kv_bytes_per_elem": registry.bytes_per_element(KV_PRECISION), "offered": dict(OFFERED),
-            "not_offered": dict(NOT_OFFERED)}
+            "layout_racks": dict(LAYOUT_RACKS), "not_offered": dict(NOT_OFFERED)}

@@ -309,9 +309,29 @@
         return defaultChips(m, chip, b);
       }));
     }
+    // chapter 2's tables: the model's routed experts, and its GPUs and racks of each layout (moe.LAYOUT_CHIPS)
+    const racks = D.layout_racks[key] && control(spec, D.layout_racks[key]);
+    if (spec.data.experts || spec.data.layout_chips) {
+      if (!m.routed_experts || !racks || !spec.data.experts || !spec.data.layout_chips) return false;
+      if (!Object.keys(spec.data.layout_chips).every((chip) => chip in D.chips)) return false;
+    }
     for (const k in byModel) T.by_model[k][mi] = byModel[k];
     for (const k in full) T.full[k][mi] = full[k];
     const name = optionOf(m);
+    if (racks) {
+      const was = old >= 0 ? c.options[old] : null;
+      if (was !== null) delete spec.data.experts[was];
+      spec.data.experts[name] = m.routed_experts;
+      for (const chip in spec.data.layout_chips) {
+        const at = {};
+        for (const layout in R.layouts) {
+          at[layout] = racks.grid.map((r) => R.layouts[layout].map((f) => f({n_experts: m.routed_experts,
+            scaleup_domain: D.chips[chip].scaleup_domain, n_racks: r})));
+        }
+        if (was !== null) delete spec.data.layout_chips[chip][was];
+        spec.data.layout_chips[chip][name] = at;
+      }
+    }
     if (spec.data.windows) {
       if (old >= 0) delete spec.data.windows[c.options[old]];
       if (windowLayers(m)) {
