@@ -47,6 +47,7 @@ const derived = input.derived.map(([text, chips, contexts, sliders]) => {
   const m = M.read(text, 'config.json').model;
   return {values: M.modelValues(m), kv: contexts.map((L) => M.kvBytes(m, L)), attn: contexts.map((L) => M.attnFlops(m, L)),
           chips: chips.map(([chip, b]) => M.defaultChips(m, chip, b)),
+          prefill: [M.prefillAttn(m), M.latentFlops(m), contexts.map((L) => M.prefillAttn(m, Math.max(L, 1)))],
           sliders: Object.fromEntries(sliders.map((k) => [k, M.sliderValues(k, m).values])),
           link: M.decode(M.encode(m))};
 });
@@ -177,12 +178,16 @@ def test_model_values_are_the_deployment_values():
 def test_reader_data_names_real_figures_and_controls():
     """The figures the page offers the model in have its control and per-model data only in deployments and
     windows; the slider figures' sliders exist and their formulas read the quantities declared."""
-    per_model = {"deployments", "windows", "experts", "layout_chips"}  # what the page extends
+    per_model = {"deployments", "windows", "experts", "layout_chips", "prompt", "prompt_wall"}  # the page extends
     for key, control in your_model.OFFERED.items():
         live = web.LIVE[key]
+        data = live.data(live)
         assert live.control(control).kind == "select"
-        assert set(live.data(live)) - per_model <= {"batch", "ms", "per_million", "links", "act_bytes"}
-        assert ("layout_chips" in live.data(live)) == (key in your_model.LAYOUT_RACKS)
+        assert set(data) - per_model <= {"batch", "ms", "per_million", "links", "act_bytes", "prompts"}
+        assert ("layout_chips" in data) == (key in your_model.LAYOUT_RACKS)
+        assert ("prompt" in data) == ("prompt_wall" in data) == (key in your_model.PROMPT_TABLES)
+    for key, name in your_model.PROMPT_TABLES.items():
+        assert web.LIVE[key].control(name).kind == "range"
     for key, sliders in your_model.SLIDERS.items():
         for name, expr in sliders.items():
             assert web.LIVE[key].control(name).kind == "range"
@@ -326,6 +331,10 @@ def test_the_pages_deployment_of_a_config_is_the_librarys(tmp_path):
             assert n == deployment.default_chips(m, hardware.get(h), b)[0], (d, h, b)
         np.testing.assert_allclose(page["kv"], [dep.kv_bytes_at(L) for L in contexts], rtol=1e-12)
         np.testing.assert_allclose(page["attn"], [dep.attn_flops_at(L) for L in contexts], rtol=1e-12)
+        from roofline import prefill
+        assert page["prefill"][0] == prefill.prefill_attn_flops(m) and page["prefill"][1] == prefill.prefill_latent_flops(m)
+        np.testing.assert_allclose(page["prefill"][2], [prefill.prefill_attn_flops(m, max(L, 1.0)) for L in contexts],
+                                   rtol=1e-12)
         q = {"active_params": m.active_params, "total_params": m.total_params, "layers": m.layers,
              "hidden_size": m.hidden_size, "kv_bytes": m.kv_bytes_per_token(2)}
         for key, sliders in your_model.SLIDERS.items():

@@ -57,7 +57,7 @@ import numpy as np
 import sympy as sp
 from sympy.physics import units as u
 
-from . import _check, decode, equations
+from . import _check, decode, equations, models
 from .equations import Spec
 from .symbols import (USD, B, N_active, N_total, attn_flops, attn_flops_rate, bytes_per_param, decode_rate, flops,
                       kv_bytes, latent_flops, len_ctx, mem_bw, n_chips, n_routed, pass_len, prefill_rate, price,
@@ -199,25 +199,30 @@ def prefill_attn_flops(model, pass_len=None):
     >>> print(f"{prefill_attn_flops(V3) / 1e6:.2f} MFLOP per pair")
     5.00 MFLOP per pair
     """
+    sizes = _sizes(model)
+    per_layer = models.formula(f"prefill_attn_flops_per_pair[{model.attention}]", **sizes)
+    full, windowed = sizes["full_layers"], model.layers - sizes["full_layers"]
+    if pass_len is None or not windowed:
+        return float(per_layer * full)
+    ell = _check.check_value("pass_len", pass_len)
+    pairs = models.formula("prefill_pairs", pass_len=ell)
+    out = per_layer * models.formula("prefill_pair_layers", **sizes, pass_len=ell, pairs=pairs) / pairs
+    return out if np.ndim(out) else float(out)
+
+
+def _sizes(model):
+    """The sizes :data:`roofline.models.FORMULAS` read, from a Model or anything with its attention fields."""
     for name in ("attention", "n_q_heads", "head_dim", "layers"):
         if getattr(model, name, None) is None:
             raise ValueError(f"model must be a roofline Model with {name} (see roofline.models.get); "
                              f"got {_check.short(model)}")
-    h, d = model.n_q_heads, model.head_dim
-    if model.attention == "MLA":
-        per_layer = 2 * h * (2 * d + model.qk_rope_head_dim)
-    else:
-        per_layer = 4 * h * d
-    full = getattr(model, "full_attention_layers", None) or model.layers
-    windowed = model.layers - full
-    if pass_len is None or not windowed:
-        return float(per_layer * full)
-    ell = _check.check_value("pass_len", pass_len)
-    w = float(model.sliding_window)
-    pairs = ell * (ell + 1) / 2
-    capped = np.where(ell <= w, pairs, w * (w + 1) / 2 + (ell - w) * w)  # sum over i of min(i, w)
-    out = per_layer * (full * pairs + windowed * capped) / pairs
-    return out if np.ndim(out) else float(out)
+    if model.attention not in models.ATTENTION_KINDS:
+        raise ValueError(f"model must have attention one of {models.ATTENTION_KINDS}; got {_check.short(model)}")
+    out = {k: getattr(model, k, None) or 0 for k in ("n_q_heads", "head_dim", "qk_rope_head_dim", "kv_lora_rank",
+                                                     "layers")}
+    out["full_layers"] = getattr(model, "full_attention_layers", None) or model.layers
+    out["window"] = getattr(model, "sliding_window", None) or 0
+    return out
 
 
 def prefill_latent_flops(model):
@@ -237,14 +242,10 @@ def prefill_latent_flops(model):
     >>> print(f"{u_c / 1e9:.2f} GFLOP per cached token, {u_c / 4_997_120:.0f} pairs' worth")
     2.05 GFLOP per cached token, 410 pairs' worth
     """
-    for name in ("attention", "n_q_heads", "head_dim", "layers"):
-        if getattr(model, name, None) is None:
-            raise ValueError(f"model must be a roofline Model with {name} (see roofline.models.get); "
-                             f"got {_check.short(model)}")
+    sizes = _sizes(model)
     if model.attention != "MLA":
         return 0.0
-    full = getattr(model, "full_attention_layers", None) or model.layers
-    return float(decode.FLOPS_PER_MAC * model.kv_lora_rank * model.n_q_heads * 2 * model.head_dim * full)
+    return float(models.formula("prefill_latent_flops_per_layer[MLA]", **sizes) * sizes["full_layers"])
 
 
 # -- the all-to-all of a layout over nodes ----------------------------------------------------------------

@@ -3,9 +3,9 @@
 Every config under ``tests/data/hf_configs`` is loaded through the appendix page's file input and read by the page
 into the Model ``roofline.hf.from_hf_config`` gives (every field; the counts exact, and to 1e-9 in any case); bad
 configs (a missing field, a string for a number, absurd sizes, a file over 16 MiB) show Python's message naming the
-field, with the page otherwise untouched. The model then travels: chapters 1, 2 and 4 start with it
-(localStorage) and plot what the library computes for it to 1e-9, on several chips, precisions and (chapter 2)
-layouts; a link to the figure's settings, opened in a fresh browser, shows the same; chapter 6's sliders move to
+field, with the page otherwise untouched. The model then travels: chapters 1, 2, 4 and 8 start with it
+(localStorage) and plot what the library computes for it to 1e-9, on several chips, precisions, layouts and
+prompts; a link to the figure's settings, opened in a fresh browser, shows the same; chapter 6's sliders move to
 the stops nearest its sizes. Each test uses its own browser contexts, so no other page sees the model.
 """
 
@@ -156,6 +156,8 @@ SETTINGS = {
     "decode": [{}, {"chip": "H100", "precision": "fp4"}, {"chip": "GB200", "precision": "bf16", "refined": True},
                {"chip": "MI300X", "context": 1e5, "batch": 100.0}, {"chip": "B200", "context": 10.0, "refined": True}],
     "memory": [{}, {"chip": "B200", "gpus": 16}, {"chip": "GB200", "gpus": 72, "context": 1e5, "stages": 8}],
+    "prefill": [{}, {"chip": "B200", "precision": "fp4", "prompt": 1048576, "context": 131072, "drafts": 3},
+                {"chip": "H100", "precision": "bf16", "prompt": 128, "batch": 4096}, {"chip": "TPU v5e"}],
     "moe": [{}, {"chip": "H100", "racks": 2, "layout": "widen", "links": "floor"},
             {"chip": "GB200", "racks": 3, "top_k": 2, "context": 1e5}, {"chip": "TPU v5p", "racks": 8, "layout": "widen"}],
 }
@@ -169,11 +171,12 @@ def test_the_model_travels_to_the_figures(none, browser, base_url, monkeypatch):
         gpt = (CONFIGS / "gpt_oss_120b" / "config.json").read_bytes()
         model, error = give_file(page, LOADER, "config.json", gpt)
         assert not error
-        m = hf.from_hf_config(CONFIGS / "gpt_oss_120b", name=model["name"])
-        option = model["name"] + " (yours)"
+        option = model["name"] + " (yours)"  # the figures' labels name the model as their control does
+        m = hf.from_hf_config(CONFIGS / "gpt_oss_120b", name=option)
         assert "yours=" in page.evaluate("() => window.location.search")
         # chapter 1 and chapter 4 start with it (the choice kept in this browser) and plot the library's numbers
-        for key in your_model.OFFERED:
+        # gpt-oss (experts, sliding windows) in chapters 8, 2 and 4, then chapter 1, where DeepSeek-V3 (MLA) replaces it
+        for key in sorted(your_model.OFFERED, key=lambda k: k == "decode"):
             chapter = context.new_page()
             chapter.errors = []
             chapter.on("pageerror", lambda exc, c=chapter: c.errors.append(str(exc)))
@@ -201,8 +204,8 @@ def test_the_model_travels_to_the_figures(none, browser, base_url, monkeypatch):
                 model3, error = give_file(chapter, "div.roofline-live[data-figure=decode] + details.roofline-model",
                                           "config.json", v3)
                 assert not error
-                m3 = hf.from_hf_config(CONFIGS / "deepseek_v3", name=model3["name"])
                 option3 = model3["name"] + " (yours)"
+                m3 = hf.from_hf_config(CONFIGS / "deepseek_v3", name=option3)
                 assert chapter.evaluate("() => window.rooflineLive.decode.state.model") == option3
                 for settings in SETTINGS["decode"][:3]:
                     compare_figure(chapter, "decode", settings, monkeypatch, option3, m3)

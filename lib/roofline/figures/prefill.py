@@ -62,17 +62,26 @@ def ttft_terms(deployment, prompts):
     return {k: np.broadcast_to(v, np.shape(prompts)) if np.ndim(prompts) else float(v) for k, v in out.items()}
 
 
+PROMPT_WALL = {"equation": "decode.max_batch_n", "at_least": 1.0, "default_limit": 1e7, "steps": 50}
+"""The search :func:`prompt_wall` runs, as data (the published page runs the same one for a reader's model): the
+longest context ``len_ctx`` at which ``equation`` is at least ``at_least``, the model's context (or
+``default_limit``) if it holds there, else bisected ``steps`` times from 0 (an empty context counted as one token)."""
+
+
 def prompt_wall(deployment):
     """The longest prompt that one sequence can hold: the model's context, or less where its cache does not fit
     in HBM beside the weights (tokens; 0 if the weights alone do not fit)."""
     d = _deployment(deployment)
-    limit = float(d.model.context_tokens or 1e7)
-    if d.max_batch(limit) >= 1:
+    search = PROMPT_WALL
+    eq = roofline_eq(search["equation"])
+    holds = lambda L: d.evaluate(eq, len_ctx=L) >= search["at_least"]  # noqa: E731
+    limit = float(d.model.context_tokens or search["default_limit"])
+    if holds(limit):
         return limit
     lo, hi = 0.0, limit  # the cache of one sequence grows with its context: bisect for where it fills HBM
-    for _ in range(50):
+    for _ in range(search["steps"]):
         mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if d.max_batch(max(mid, 1.0)) >= 1 else (lo, mid)
+        lo, hi = (mid, hi) if holds(max(mid, 1.0)) else (lo, mid)
     return lo
 
 

@@ -7,6 +7,10 @@ what they are made of instead, printed by :mod:`roofline.web` into the generated
 * reading the config: :func:`roofline.hf.program` for each family (the keys, their kinds and defaults, the checks,
   the counting formulas and the mapping to :class:`~roofline.models.Model` fields) and :data:`roofline.hf.MESSAGES`;
 * the model's KV bytes, attention FLOPs, MoE layers and expert sizes: :data:`roofline.models.FORMULAS`;
+* chapter 8's prompts: the attention FLOPs a pair and the latent FLOPs a cached token of prefill
+  (:data:`roofline.models.FORMULAS`), and the longest prompt a sequence holds, a search the library declares as
+  data (:data:`roofline.figures.prefill.PROMPT_WALL`) and the page runs as :func:`roofline.figures.prefill.prompt_wall`
+  does;
 * chapter 2's expert layouts: :data:`roofline.moe.LAYOUT_CHIPS`, whose divisor search the page runs as the
   one primitive it adds (:data:`roofline.web.LARGEST_DIVISOR_JS`);
 * a deployment's values that come from the model (:data:`roofline.deployment.MODEL_VALUES`, and
@@ -16,11 +20,11 @@ what they are made of instead, printed by :mod:`roofline.web` into the generated
   slider takes from the model, which the page moves to the slider's nearest stop.
 
 A figure whose model control the page extends with the reader's model (:data:`OFFERED`) has all its per-model
-data in its ``deployments`` table, ``windows`` and (chapter 2) ``experts`` and ``layout_chips``; the others are
-listed in :data:`NOT_OFFERED` with the reason.
+data in its ``deployments`` table, ``windows``, (chapter 2) ``experts`` and ``layout_chips`` and (chapter 8)
+``prompt`` and ``prompt_wall``; the others are listed in :data:`NOT_OFFERED` with the reason.
 
 >>> sorted(OFFERED), sorted(SLIDERS)
-(['decode', 'memory', 'moe'], ['revnet', 'serving', 'training'])
+(['decode', 'memory', 'moe', 'prefill'], ['revnet', 'serving', 'training'])
 """
 
 import math
@@ -30,11 +34,12 @@ import sympy as sp
 from .. import _check, hardware, registry
 from ..deployment import DENSE_VALUES, MODEL_VALUES
 from .declare import Control
+from .prefill import PROMPT_WALL
 
 KV_PRECISION = "bf16"
 """The KV cache's precision in every live figure's deployments (:class:`roofline.Deployment`'s default)."""
 
-OFFERED = {"decode": "model", "moe": "model", "memory": "model"}
+OFFERED = {"decode": "model", "moe": "model", "memory": "model", "prefill": "model"}
 """Figures whose model control offers the reader's model, by the control's name (chapter 2's, a model with
 routed experts only, as its control offers the registry's)."""
 
@@ -43,8 +48,13 @@ LAYOUT_RACKS = {"moe": "racks"}
 :data:`roofline.moe.LAYOUT_CHIPS`), by the name of that slider; their ``experts`` table holds each model's routed
 experts."""
 
+PROMPT_TABLES = {"prefill": "prompt"}
+"""Figures with a ``prompt`` table (model -> what a fresh prompt's pass takes, at the panel's ``prompts`` and at the
+stops of a prompt slider, named here: the attention FLOPs a pair and the cache bytes a token, from
+:data:`roofline.models.FORMULAS`, and the latent FLOPs a cached token) and a ``prompt_wall`` table (model, chip,
+precision -> the longest prompt one sequence holds, :data:`roofline.figures.prefill.PROMPT_WALL`)."""
+
 NOT_OFFERED = {
-    "prefill": "its prompt walls come from a bisection (figures.prefill.prompt_wall) the page does not run",
     "pipeline": "it has no model",
 }
 """Figures with a model control (or none) that do not offer the reader's model, and why."""
@@ -89,9 +99,10 @@ def nearest_stop(control, value):
 def reader_data():
     """What the page's reader needs besides the formulas (which :mod:`roofline.web` prints): JSON-ready.
 
-    >>> sorted(reader_data())
-    ['chips', 'dense_values', 'kv_bytes_per_elem', 'layout_racks', 'model_values', 'not_offered', 'offered']
+    >>> sorted(reader_data())[:6]
+    ['chips', 'dense_values', 'kv_bytes_per_elem', 'layout_racks', 'model_values', 'not_offered']
     """
     return {"chips": chips(), "model_values": dict(MODEL_VALUES), "dense_values": dict(DENSE_VALUES),
             "kv_bytes_per_elem": registry.bytes_per_element(KV_PRECISION), "offered": dict(OFFERED),
-            "layout_racks": dict(LAYOUT_RACKS), "not_offered": dict(NOT_OFFERED)}
+            "layout_racks": dict(LAYOUT_RACKS), "prompt_tables": dict(PROMPT_TABLES),
+            "prompt_wall": dict(PROMPT_WALL), "not_offered": dict(NOT_OFFERED)}

@@ -274,6 +274,36 @@
     out.attn_flops = attnFlops(m);
     return out;
   }
+  /* roofline.prefill.prefill_attn_flops and prefill_latent_flops: a fresh prompt's attention FLOPs a (query, key) pair,
+   * all layers (a prompt of L tokens; without L, a long prompt's), and the FLOPs a cached token's latent costs */
+  function prefillAttn(m, L) {
+    const s = sizes(m), per = R.formulas[`prefill_attn_flops_per_pair[${m.attention}]`](s);
+    if (L === undefined || !windowLayers(m)) return per * s.full_layers;
+    const pairs = R.formulas.prefill_pairs({pass_len: L});
+    return per * R.formulas.prefill_pair_layers(Object.assign(s, {pass_len: L, pairs: pairs})) / pairs;
+  }
+  const latentFlops = (m) => (m.attention !== "MLA" ? 0
+    : R.formulas["prefill_latent_flops_per_layer[MLA]"](sizes(m)) * sizes(m).full_layers);
+
+  /* roofline.figures.prefill.prompt_wall: the search PROMPT_WALL declares, over the deployment's values `v` */
+  function promptWall(m, v) {
+    const S = D.prompt_wall, eq = GEN.equations[S.equation];
+    const holds = (L) => {
+      const at = Object.assign({}, v, {len_ctx: L, kv_bytes: kvBytes(m, L)});
+      if (windowLayers(m)) at.attn_flops = attnFlops(m, L);
+      return eq.f.apply(null, eq.args.map((a) => at[a])) >= S.at_least;
+    };
+    const limit = m.context_tokens || S.default_limit;
+    if (holds(limit)) return limit;
+    let lo = 0, hi = limit;
+    for (let i = 0; i < S.steps; i++) {
+      const mid = (lo + hi) / 2;
+      if (holds(Math.max(mid, 1))) lo = mid;
+      else hi = mid;
+    }
+    return lo;
+  }
+
   /* roofline.deployment.default_chips: DEFAULT_CHIPS of the weights' bytes and the chip's domain and HBM. */
   function defaultChips(m, chip, bytesPerParam) {
     const c = D.chips[chip];
@@ -281,6 +311,16 @@
   }
 
   // -- offering the model in a figure ----------------------------------------------------------------
+  /* A deployment's values by keyword from a factored table (roofline.figures.declare.deployments). */
+  function tableValues(T, m, h, p) {
+    const v = {};
+    for (const k in T.by_model) v[k] = T.by_model[k][m];
+    for (const k in T.by_chip) v[k] = T.by_chip[k][h][p];
+    for (const k in T.full) v[k] = T.full[k][m][h][p];
+    for (const k in v) if (v[k] === null) delete v[k];
+    return v;
+  }
+
   const optionOf = (m) => m.name + SUFFIX;
   const control = (spec, name) => spec.controls.find((c) => c.name === name);
 
@@ -315,9 +355,24 @@
       if (!m.routed_experts || !racks || !spec.data.experts || !spec.data.layout_chips) return false;
       if (!Object.keys(spec.data.layout_chips).every((chip) => chip in D.chips)) return false;
     }
+    // chapter 8's: what a fresh prompt's pass takes, and the longest prompt a sequence holds
+    const prompt = D.prompt_tables[key] && control(spec, D.prompt_tables[key]);
+    const eq = GEN.equations[D.prompt_wall.equation];
+    if (spec.data.prompt || spec.data.prompt_wall) {
+      if (!prompt || !spec.data.prompt || !spec.data.prompt_wall || !spec.data.prompts || !chips || !eq) return false;
+    }
     for (const k in byModel) T.by_model[k][mi] = byModel[k];
     for (const k in full) T.full[k][mi] = full[k];
     const name = optionOf(m);
+    if (prompt) {
+      const was = old >= 0 ? c.options[old] : null;
+      if (was !== null) delete spec.data.prompt[was];
+      const one = (xs) => (xs.every((x) => x === xs[0]) ? xs[0] : xs);  // one number where every prompt gives it
+      const at = (grid) => ({attn_flops: one(grid.map((L) => prefillAttn(m, L))), kv_bytes: one(grid.map((L) => kvBytes(m, L)))});
+      spec.data.prompt[name] = {latent_flops: latentFlops(m), panel: at(spec.data.prompts), control: at(prompt.grid)};
+      const precision = control(spec, "precision"), ps = precision ? precision.options : [null];
+      spec.data.prompt_wall[mi] = chips.options.map((_, h) => ps.map((__, p) => promptWall(m, tableValues(T, mi, h, p))));
+    }
     if (racks) {
       const was = old >= 0 ? c.options[old] : null;
       if (was !== null) delete spec.data.experts[was];
@@ -641,6 +696,7 @@
     read: (text, where, name) => readConfig(text, where, name), load: load, clear: clear,
     current: () => current, chosen: () => chosen, option: () => (current ? optionOf(current) : null),
     modelValues: modelValues, kvBytes: kvBytes, attnFlops: attnFlops, defaultChips: defaultChips,
+    prefillAttn: prefillAttn, latentFlops: latentFlops,
     sliderValues: (key, m) => sliderValues(key, GEN.figures[key], m || current), encode: encode, decode: decode,
     setSliders: (key) => setSliders(key, panels.find((p) => p.key === key).info), ConfigError: ConfigError,
   };
