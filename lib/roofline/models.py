@@ -43,8 +43,7 @@ ATTENTION_KINDS = ("MHA", "GQA", "MLA")
 # sliding window; 0 without one).
 _S = {n: sp.Symbol(n, positive=True) for n in (
     "layers", "full_layers", "window", "len_ctx", "bytes_per_elem", "n_kv_heads", "head_dim", "kv_lora_rank",
-    "qk_rope_head_dim", "n_q_heads", "hidden_size", "moe_ffn_dim", "moe_layers", "dense_layers", "pass_len",
-    "pairs")}
+    "qk_rope_head_dim", "n_q_heads", "hidden_size", "moe_ffn_dim", "moe_layers", "dense_layers")}
 FORMULAS = {
     # one token's cache in one attention layer: MLA caches the latent and the RoPE key; MHA/GQA K and V per head
     "kv_bytes_per_layer[MLA]": (_S["kv_lora_rank"] + _S["qk_rope_head_dim"]) * _S["bytes_per_elem"],
@@ -62,18 +61,6 @@ FORMULAS = {
     "moe_layers": _S["layers"] - _S["dense_layers"],
     # one routed SwiGLU expert (gate, up, down) over every MoE layer
     "expert_params": 3 * _S["hidden_size"] * _S["moe_ffn_dim"] * _S["moe_layers"],
-    # prefill (roofline.prefill): attention FLOPs a (query, key) pair and layer, MLA decompressed and run as MHA
-    "prefill_attn_flops_per_pair[MLA]": 2 * _S["n_q_heads"] * (2 * _S["head_dim"] + _S["qk_rope_head_dim"]),
-    "prefill_attn_flops_per_pair[GQA]": 4 * _S["n_q_heads"] * _S["head_dim"],
-    "prefill_attn_flops_per_pair[MHA]": 4 * _S["n_q_heads"] * _S["head_dim"],
-    # the (query, key) pairs of a fresh prompt of pass_len tokens, and the (pair, layer) couples its attention
-    # computes: a window layer's query i reads at most window keys, so that layer holds min(i, window) of its pairs
-    "prefill_pairs": _S["pass_len"] * (_S["pass_len"] + 1) / 2,
-    "prefill_pair_layers": _S["full_layers"] * _S["pairs"] + (_S["layers"] - _S["full_layers"]) * sp.Piecewise(
-        (_S["pairs"], _S["pass_len"] <= _S["window"]),
-        (_S["window"] * (_S["window"] + 1) / 2 + (_S["pass_len"] - _S["window"]) * _S["window"], True)),
-    # FLOPs a cached token's latent costs to decompress into a key and a value per head, a layer (MLA only)
-    "prefill_latent_flops_per_layer[MLA]": 2 * _S["kv_lora_rank"] * _S["n_q_heads"] * 2 * _S["head_dim"],
 }
 """The formulas a :class:`Model`'s derived quantities come from (KV bytes and attention FLOPs per layer by attention
 kind, the tokens a sequence's layers keep, the MoE layers, one expert's parameters), as sympy expressions."""

@@ -53,11 +53,13 @@ length below which one prompt's prefill waits on the weights:
 4,178 tokens
 """
 
+import functools
+
 import numpy as np
 import sympy as sp
 from sympy.physics import units as u
 
-from . import _check, decode, equations, models
+from . import _check, decode, equations
 from .equations import Spec
 from .symbols import (USD, B, N_active, N_total, attn_flops, attn_flops_rate, bytes_per_param, decode_rate, flops,
                       kv_bytes, latent_flops, len_ctx, mem_bw, n_chips, n_routed, pass_len, prefill_rate, price,
@@ -179,6 +181,41 @@ balance_chunk = balance_chunk_tokens.expr.args[-1][0]      # its finite branch
 
 
 # -- attention FLOPs of a prompt ----------------------------------------------------------------------
+_F = {n: sp.Symbol(n, positive=True) for n in ("n_q_heads", "head_dim", "qk_rope_head_dim", "kv_lora_rank", "layers",
+                                             "full_layers", "window", "pass_len", "pairs")}
+FORMULAS = {
+    # attention FLOPs a (query, key) pair and layer, MLA decompressed and run as MHA
+    "prefill_attn_flops_per_pair[MLA]": 2 * _F["n_q_heads"] * (2 * _F["head_dim"] + _F["qk_rope_head_dim"]),
+    "prefill_attn_flops_per_pair[GQA]": 4 * _F["n_q_heads"] * _F["head_dim"],
+    "prefill_attn_flops_per_pair[MHA]": 4 * _F["n_q_heads"] * _F["head_dim"],
+    # the (query, key) pairs of a fresh prompt of pass_len tokens, and the (pair, layer) couples its attention
+    # computes: a window layer's query i reads at most window keys, so that layer holds min(i, window) of its pairs
+    "prefill_pairs": _F["pass_len"] * (_F["pass_len"] + 1) / 2,
+    "prefill_pair_layers": _F["full_layers"] * _F["pairs"] + (_F["layers"] - _F["full_layers"]) * sp.Piecewise(
+        (_F["pairs"], _F["pass_len"] <= _F["window"]),
+        (_F["window"] * (_F["window"] + 1) / 2 + (_F["pass_len"] - _F["window"]) * _F["window"], True)),
+    # FLOPs a cached token's latent costs to decompress into a key and a value per head, a layer (MLA only)
+    "prefill_latent_flops_per_layer[MLA]": decode.FLOPS_PER_MAC * _F["kv_lora_rank"] * _F["n_q_heads"] * 2
+    * _F["head_dim"],
+}
+"""Prefill's attention FLOPs a pair and layer (by attention kind), a fresh prompt's pairs and (pair, layer) couples
+(window layers capped) and the latent FLOPs a cached token and layer, as sympy expressions in a model's sizes:
+:func:`prefill_attn_flops` and :func:`prefill_latent_flops` evaluate them, and the published page evaluates them
+for a model the reader loads."""
+
+
+@functools.cache
+def _compiled(name):
+    expr = FORMULAS[name]
+    args = sorted(expr.free_symbols, key=lambda x: x.name)
+    return [a.name for a in args], sp.lambdify(args, expr, "numpy")
+
+
+def _formula(name, **values):
+    args, f = _compiled(name)
+    return f(*(values[a] for a in args))
+
+
 def prefill_attn_flops(model, pass_len=None):
     """Attention FLOPs per causal (query, key) pair of a prompt, all layers: the ``a`` of a prefill pass.
 
@@ -200,24 +237,24 @@ def prefill_attn_flops(model, pass_len=None):
     5.00 MFLOP per pair
     """
     sizes = _sizes(model)
-    per_layer = models.formula(f"prefill_attn_flops_per_pair[{model.attention}]", **sizes)
+    per_layer = _formula(f"prefill_attn_flops_per_pair[{model.attention}]", **sizes)
     full, windowed = sizes["full_layers"], model.layers - sizes["full_layers"]
     if pass_len is None or not windowed:
         return float(per_layer * full)
     ell = _check.check_value("pass_len", pass_len)
-    pairs = models.formula("prefill_pairs", pass_len=ell)
-    out = per_layer * models.formula("prefill_pair_layers", **sizes, pass_len=ell, pairs=pairs) / pairs
+    pairs = _formula("prefill_pairs", pass_len=ell)
+    out = per_layer * _formula("prefill_pair_layers", **sizes, pass_len=ell, pairs=pairs) / pairs
     return out if np.ndim(out) else float(out)
 
 
 def _sizes(model):
-    """The sizes :data:`roofline.models.FORMULAS` read, from a Model or anything with its attention fields."""
+    """The sizes :data:`FORMULAS` read, from a Model or anything with its attention fields."""
     for name in ("attention", "n_q_heads", "head_dim", "layers"):
         if getattr(model, name, None) is None:
             raise ValueError(f"model must be a roofline Model with {name} (see roofline.models.get); "
                              f"got {_check.short(model)}")
-    if model.attention not in models.ATTENTION_KINDS:
-        raise ValueError(f"model must have attention one of {models.ATTENTION_KINDS}; got {_check.short(model)}")
+    if f"prefill_attn_flops_per_pair[{model.attention}]" not in FORMULAS:
+        raise ValueError(f"model must have attention 'MHA', 'GQA' or 'MLA'; got {_check.short(model)}")
     out = {k: getattr(model, k, None) or 0 for k in ("n_q_heads", "head_dim", "qk_rope_head_dim", "kv_lora_rank",
                                                      "layers")}
     out["full_layers"] = getattr(model, "full_attention_layers", None) or model.layers
@@ -245,7 +282,7 @@ def prefill_latent_flops(model):
     sizes = _sizes(model)
     if model.attention != "MLA":
         return 0.0
-    return float(models.formula("prefill_latent_flops_per_layer[MLA]", **sizes) * sizes["full_layers"])
+    return float(_formula("prefill_latent_flops_per_layer[MLA]", **sizes) * sizes["full_layers"])
 
 
 # -- the all-to-all of a layout over nodes ----------------------------------------------------------------

@@ -31,7 +31,8 @@ The reader's own model
 ----------------------
 The generated script also holds what the page needs to read a reader's ``config.json`` with no kernel
 (:func:`reader_script`): each family's program of :func:`roofline.hf.program` with its formulas printed as
-JavaScript (:func:`js_formula`), the Model's formulas (:data:`roofline.models.FORMULAS`), the chip count's
+JavaScript (:func:`js_formula`), the Model's formulas (:data:`roofline.models.FORMULAS`, and prefill's,
+:data:`roofline.prefill.FORMULAS`), the expert layouts' (:data:`roofline.moe.LAYOUT_CHIPS`), the chip count's
 (:data:`roofline.deployment.DEFAULT_CHIPS`) and :func:`roofline.figures.your_model.reader_data`.
 ``roofline/static/roofline-model.js`` runs them and offers the model in the figures
 :mod:`roofline.figures.your_model` names.
@@ -68,7 +69,7 @@ import sys
 import sympy as sp
 from sympy.printing.jscode import JavascriptCodePrinter
 
-from . import _check, deployment, equations, hf, models, moe, symbols
+from . import _check, deployment, equations, hf, models, moe, prefill, symbols
 from .figures import your_model as fig_your_model
 from .figures import decode as fig_decode, memory as fig_memory, moe as fig_moe, revnet as fig_revnet
 from .figures import live as fig_live, pipeline as fig_pipeline, prefill as fig_prefill, serving as fig_serving
@@ -211,7 +212,8 @@ def reader_script():
         parts.append(f"    fields: {_js_value(p['fields'])}}},")
     parts.append("  },")
     parts.append("  formulas: {")
-    parts += [f"    {json.dumps(name)}: {js_formula(expr)}," for name, expr in models.FORMULAS.items()]
+    parts += [f"    {json.dumps(name)}: {js_formula(expr)},"
+              for name, expr in (models.FORMULAS | prefill.FORMULAS).items()]
     parts.append("  },")
     parts.append(f"  default_chips: {js_formula(deployment.DEFAULT_CHIPS)},")
     parts.append(f"  layouts: {_js_value(moe.LAYOUT_CHIPS)},")

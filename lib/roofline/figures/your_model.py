@@ -8,7 +8,7 @@ what they are made of instead, printed by :mod:`roofline.web` into the generated
   the counting formulas and the mapping to :class:`~roofline.models.Model` fields) and :data:`roofline.hf.MESSAGES`;
 * the model's KV bytes, attention FLOPs, MoE layers and expert sizes: :data:`roofline.models.FORMULAS`;
 * chapter 8's prompts: the attention FLOPs a pair and the latent FLOPs a cached token of prefill
-  (:data:`roofline.models.FORMULAS`), and the longest prompt a sequence holds, a search the library declares as
+  (:data:`roofline.prefill.FORMULAS`), and the longest prompt a sequence holds, a search the library declares as
   data (:data:`roofline.figures.prefill.PROMPT_WALL`) and the page runs as :func:`roofline.figures.prefill.prompt_wall`
   does;
 * chapter 2's expert layouts: :data:`roofline.moe.LAYOUT_CHIPS`, whose divisor search the page runs as the
@@ -51,7 +51,7 @@ experts."""
 PROMPT_TABLES = {"prefill": "prompt"}
 """Figures with a ``prompt`` table (model -> what a fresh prompt's pass takes, at the panel's ``prompts`` and at the
 stops of a prompt slider, named here: the attention FLOPs a pair and the cache bytes a token, from
-:data:`roofline.models.FORMULAS`, and the latent FLOPs a cached token) and a ``prompt_wall`` table (model, chip,
+:data:`roofline.prefill.FORMULAS` and :data:`roofline.models.FORMULAS`, and the latent FLOPs a cached token) and a ``prompt_wall`` table (model, chip,
 precision -> the longest prompt one sequence holds, :data:`roofline.figures.prefill.PROMPT_WALL`)."""
 
 NOT_OFFERED = {
