@@ -225,6 +225,32 @@ def test_the_model_travels_to_the_figures(none, browser, base_url, monkeypatch):
             x = float(expr.subs({s: q[s.name] for s in expr.free_symbols}))
             assert state[name] == your_model.nearest_stop(web.LIVE["serving"].control(name), x), name
         assert "nearest stops" in serving.text_content(f"{box} .roofline-model-info")
+        # a dense model is not chapter 2's (its control lists MoE models only): loaded there, the earlier model's
+        # option goes and the figure is back at its start; "forget my model" takes it out of every figure
+        moe = context.new_page()
+        moe.goto(base_url + test_live.chapter_page("moe") + ".html", wait_until="networkidle")
+        moe.wait_for_function("() => window.rooflineLive && window.rooflineLive.moe")
+        control = web.LIVE["moe"].control("model")
+        listed = "() => [...document.querySelectorAll('#roofline-moe-model option')].map((o) => o.value)"
+        assert moe.evaluate(listed) == list(control.options) + [option]
+        box = "div.roofline-live[data-figure=moe] + details.roofline-model"
+        moe.click(f"{box} > summary")
+        _, error = give_file(moe, box, "config.json", (CONFIGS / "llama3_1_70b" / "config.json").read_bytes())
+        assert not error
+        assert moe.evaluate(listed) == list(control.options)
+        assert moe.evaluate("() => window.rooflineLive.moe.state.model") == control.value
+        assert "cannot offer" in moe.text_content(f"{box} .roofline-model-info")
+        decode = context.new_page()
+        decode.goto(base_url + test_live.chapter_page("decode") + ".html", wait_until="networkidle")
+        decode.wait_for_function("() => window.rooflineLive && window.rooflineLive.decode")
+        assert decode.evaluate("() => window.rooflineLive.decode.state.model").endswith(" (yours)")
+        decode.click("div.roofline-live[data-figure=decode] + details.roofline-model > summary")
+        decode.click("div.roofline-live[data-figure=decode] + details.roofline-model button.roofline-model-forget")
+        assert decode.evaluate("() => window.rooflineModel.current()") is None
+        assert decode.evaluate("() => window.rooflineLive.decode.state.model") == web.LIVE["decode"].control("model").value
+        assert decode.evaluate("() => [...document.querySelectorAll('#roofline-decode-model option')].length") == len(
+            web.LIVE["decode"].control("model").options)
+        assert "yours=" not in decode.evaluate("() => window.location.search")
         assert not page.errors, page.errors
     finally:
         context.close()

@@ -324,18 +324,34 @@
   const optionOf = (m) => m.name + SUFFIX;
   const control = (spec, name) => spec.controls.find((c) => c.name === name);
 
-  /* Figure `key`'s spec with the reader's model `m` as its model control's last option (replacing an earlier
-   * reader's model): its deployments table gets one more model index, its windows the model's. False where the
-   * figure's data needs what the page cannot derive (it is left as it was). */
+  /* Figure `key`'s spec without a reader's model: its option (always the control's last) and its entries in the
+   * figure's tables removed; the control's start value back if it was the model. */
+  function withdraw(key, spec) {
+    const c = D.offered[key] && control(spec, D.offered[key]), T = spec.data && spec.data.deployments;
+    if (!c || !T || !String(c.options[c.options.length - 1]).endsWith(SUFFIX)) return;
+    const name = c.options.pop(), mi = c.options.length;
+    if (c.labels) c.labels.pop();
+    for (const k in T.by_model) T.by_model[k].length = mi;
+    for (const k in T.full) T.full[k].length = mi;
+    if (spec.data.prompt_wall) spec.data.prompt_wall.length = mi;
+    ["windows", "experts", "prompt"].forEach((t) => { if (spec.data[t]) delete spec.data[t][name]; });
+    if (spec.data.layout_chips) for (const chip in spec.data.layout_chips) delete spec.data.layout_chips[chip][name];
+    if (c.value === name) c.value = c._start === undefined ? c.options[0] : c._start;
+  }
+
+  /* Figure `key`'s spec with the reader's model `m` as its model control's last option (an earlier reader's model
+   * withdrawn first): one more model index in its deployments table, the model's windows and, for chapters 2 and
+   * 8, its experts, layouts, prompts and prompt walls. False where the figure's data needs what the page cannot
+   * derive for this model (a dense model in chapter 2's): the figure is then left without it. */
   function offer(key, spec, m) {
+    withdraw(key, spec);
     const cname = D.offered[key], c = cname && control(spec, cname);
     const T = spec.data && spec.data.deployments;
     if (!c || !T) return false;
-    const old = c.options.findIndex((o) => String(o).endsWith(SUFFIX));
-    const mi = old >= 0 ? old : c.options.length, values = modelValues(m);
+    const mi = c.options.length, values = modelValues(m), name = optionOf(m);
     const byModel = {};
     for (const k in T.by_model) {
-      const col = T.by_model[k].slice(0, old >= 0 ? old : undefined);
+      const col = T.by_model[k];
       if (k in values) byModel[k] = values[k];
       else if (col.every((x) => x === col[0])) byModel[k] = col[0];  // the same for every model: not the model's
       else return false;
@@ -363,10 +379,7 @@
     }
     for (const k in byModel) T.by_model[k][mi] = byModel[k];
     for (const k in full) T.full[k][mi] = full[k];
-    const name = optionOf(m);
     if (prompt) {
-      const was = old >= 0 ? c.options[old] : null;
-      if (was !== null) delete spec.data.prompt[was];
       const one = (xs) => (xs.every((x) => x === xs[0]) ? xs[0] : xs);  // one number where every prompt gives it
       const at = (grid) => ({attn_flops: one(grid.map((L) => prefillAttn(m, L))), kv_bytes: one(grid.map((L) => kvBytes(m, L)))});
       spec.data.prompt[name] = {latent_flops: latentFlops(m), panel: at(spec.data.prompts), control: at(prompt.grid)};
@@ -374,8 +387,6 @@
       spec.data.prompt_wall[mi] = chips.options.map((_, h) => ps.map((__, p) => promptWall(m, tableValues(T, mi, h, p))));
     }
     if (racks) {
-      const was = old >= 0 ? c.options[old] : null;
-      if (was !== null) delete spec.data.experts[was];
       spec.data.experts[name] = m.routed_experts;
       for (const chip in spec.data.layout_chips) {
         const at = {};
@@ -383,21 +394,17 @@
           at[layout] = racks.grid.map((r) => R.layouts[layout].map((f) => f({n_experts: m.routed_experts,
             scaleup_domain: D.chips[chip].scaleup_domain, n_racks: r})));
         }
-        if (was !== null) delete spec.data.layout_chips[chip][was];
         spec.data.layout_chips[chip][name] = at;
       }
     }
-    if (spec.data.windows) {
-      if (old >= 0) delete spec.data.windows[c.options[old]];
-      if (windowLayers(m)) {
-        const ctx = control(spec, (spec.plot && spec.plot.keywords && spec.plot.keywords.len_ctx) || "context");
-        const w = {kv_bytes: ctx.grid.map((L) => kvBytes(m, L))};
-        if ("attn_flops" in T.by_model) w.attn_flops = ctx.grid.map((L) => attnFlops(m, L));
-        spec.data.windows[name] = w;
-      }
+    if (spec.data.windows && windowLayers(m)) {
+      const ctx = control(spec, (spec.plot && spec.plot.keywords && spec.plot.keywords.len_ctx) || "context");
+      const w = {kv_bytes: ctx.grid.map((L) => kvBytes(m, L))};
+      if ("attn_flops" in T.by_model) w.attn_flops = ctx.grid.map((L) => attnFlops(m, L));
+      spec.data.windows[name] = w;
     }
-    c.options[mi] = name;
-    if (c.labels) c.labels[mi] = name;
+    c.options.push(name);
+    if (c.labels) c.labels.push(name);
     return true;
   }
 
@@ -498,10 +505,11 @@
   function applyToSpecs() {
     const offered = [];
     for (const key in GEN.figures) {
-      const spec = GEN.figures[key];
-      if (!current || !offer(key, spec, current)) continue;
-      const c = control(spec, D.offered[key]);
-      if (!c._start) c._start = c.value;
+      const spec = GEN.figures[key], c = D.offered[key] && control(spec, D.offered[key]);
+      if (!c) continue;
+      if (c._start === undefined) c._start = c.value;  // the chapter's own start, for when the reader's is gone
+      if (!current) { withdraw(key, spec); continue; }
+      if (!offer(key, spec, current)) continue;
       c.value = chosen ? optionOf(current) : c._start;
       offered.push(key);
     }
@@ -632,7 +640,7 @@
       const state = Object.assign({}, LIVE[key].state);
       const c = control(GEN.figures[key], D.offered[key]);
       if (value !== undefined) state[c.name] = value;
-      if (c.options.indexOf(state[c.name]) < 0) state[c.name] = c._start || c.value;
+      if (c.options.indexOf(state[c.name]) < 0) state[c.name] = c.value;
       LIVE.mount(root);
       window.rooflineLive[key].set(state);
     });
@@ -658,10 +666,7 @@
     save(null);
     setAddress(null);
     if (was) {
-      for (const key in GEN.figures) {
-        const c = D.offered[key] && control(GEN.figures[key], D.offered[key]);
-        if (c && c._start) c.value = c._start;
-      }
+      applyToSpecs();  // withdrawn from every figure
       remount(undefined);
     }
     panels.forEach((p) => p.show());
