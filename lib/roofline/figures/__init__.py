@@ -128,9 +128,9 @@ def sharp_png(fig, bbox_inches="tight", scale=2, colors=256):
         raise ValueError(f"colors must be a whole number from 2 to 256; got {colors!r}")
     if bbox_inches not in (None, "tight"):
         raise ValueError(f"bbox_inches must be None or 'tight'; got {bbox_inches!r}")
-    buf = io.BytesIO()  # stored, not deflated: read back at once, and deflating it was a third of the time
-    fig.savefig(buf, format="png", dpi=scale * fig.dpi, bbox_inches=bbox_inches,
-                facecolor=fig.get_facecolor(), edgecolor=fig.get_edgecolor(), pil_kwargs={"compress_level": 0})
+    buf = io.BytesIO()  # uncompressed TIFF, the same pixels as a PNG: read back at once, with no deflating or filtering
+    fig.savefig(buf, format="tiff", dpi=scale * fig.dpi, bbox_inches=bbox_inches,
+                facecolor=fig.get_facecolor(), edgecolor=fig.get_edgecolor())
     image = Image.open(buf)
     width = image.size[0]
     if image.mode == "RGBA" and image.getextrema()[3][0] == 255:  # opaque: the palette on RGB
