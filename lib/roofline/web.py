@@ -141,8 +141,11 @@ def bundle(lives=None):
     lines.append("};")
     figures = {live.key: live.as_json() for live in lives}
     lines.append("const figures = " + json.dumps(figures, separators=(",", ":"), allow_nan=False) + ";")
-    # the units of roofline.figures.live.count, which the page's count writes as the library's does
-    formats = {"count_units": [[_compact(scale), unit] for scale, unit in fig_live._UNITS]}
+    # the rule of roofline.figures.live.count, which the page's count reads as the library's does
+    rule = fig_live.COUNT_RULE
+    formats = {"count": {"units": [[_compact(scale), unit] for scale, unit in rule["units"]],
+                         "decimals": [list(d) for d in rule["decimals"]], "below_one": rule["below_one"],
+                         "carry": rule["carry"]}}
     lines.append("const formats = " + json.dumps(formats, separators=(",", ":")) + ";")
     lines += ["window.RooflineGenerated = {equations: equations, figures: figures, formats: formats};",
               "})();", ""]

@@ -70,7 +70,8 @@ SECOND_START = {  # a second sweep: a model with sliding-window layers (its KV b
 # -- what the chapter's ipywidgets cell plots, from the library ------------------------------------
 def expect_decode(s, p):
     d = deploy(s["model"], s["chip"], s["precision"])
-    x, L = np.asarray(p["batch"]), s["context"]
+    x, L = np.asarray(p["panels"][0]["x"]), s["context"]
+    np.testing.assert_array_equal(p["panels"][1]["x"], x)
     np.testing.assert_allclose(x, np.geomspace(1, 1e5, 120), rtol=1e-15)
     out = {}
     for panel, terms in (("latency", fig_decode.latency_terms), ("cost", fig_decode.cost_terms)):
@@ -94,13 +95,15 @@ def expect_decode(s, p):
 
 
 def got_decode(p):
-    out = {f"{panel}.{k}": v for panel in ("latency", "cost") for k, v in p[panel].items()}
-    for panel in ("latency", "cost"):
-        out[f"balance.{panel}"] = None if p["balance"] is None else p["balance"][panel]
+    out = {}
+    for panel, got in zip(("latency", "cost"), p["panels"]):
+        y = got["series"]
+        out |= {f"{panel}.{k}": y[k] for k in ("compute", "weights", "kv", "memory", "step")}
+        out[f"balance.{panel}"] = None if got["points"]["balance"] is None else got["points"]["balance"][1]
         for k in ("weights", "step"):
-            out[f"refined.{panel}.{k}"] = None if p["refined"] is None else p["refined"][panel][k]
-    out |= {"floor": p["floor"], "wall": p["wall"], "regime": p["regime"]}
-    return out
+            out[f"refined.{panel}.{k}"] = y[f"refined_{k}"]
+    v = p["values"]
+    return out | {"floor": p["panels"][1]["series"]["floor"], "wall": v["wall"], "regime": v["regime"]}
 
 
 def moe_deployment(s):
@@ -115,7 +118,7 @@ def moe_deployment(s):
 
 def expect_moe(s, p):
     d, racks, link = moe_deployment(s)
-    x, L = np.asarray(p["batch"]), s["context"]
+    x, L = np.asarray(p["panels"][0]["x"]), s["context"]
     np.testing.assert_allclose(x, np.geomspace(1, 1e5, 100), rtol=1e-15)
     act = moe_data.act_bytes_per_value("fp8", "bf16")
     out = {f"parts.{k}": v for k, v in fig_moe.step_parts(d, x, L, racks, act_bytes=act, **link).items()}
@@ -126,8 +129,8 @@ def expect_moe(s, p):
 
 
 def got_moe(p):
-    return {f"parts.{k}": v for k, v in p["parts"].items()} | {k: p[k] for k in ("wall", "n_chips", "n_racks",
-                                                                                  "hop_latency", "regime")}
+    return {f"parts.{k}": v for k, v in p["panels"][0]["series"].items()} | {
+        k: p["values"][k] for k in ("wall", "n_chips", "n_racks", "hop_latency", "regime")}
 
 
 def expect_pipeline(s, p):
@@ -158,7 +161,8 @@ def expect_memory(s, p):
 def got_memory(p):
     left, right = p["panels"]
     return {f"memory.{k}": v for k, v in left["series"].items()} | {
-        "floor": right["series"]["floor"], "hbm": left["hline"], "dot": right["dot"]["y"], "at": p["scalars"]["at"]}
+        "floor": right["series"]["floor"], "hbm": left["lines"]["hbm"], "dot": right["points"]["dot"][1],
+        "at": p["values"]["at"]}
 
 
 @functools.cache

@@ -479,22 +479,350 @@ class Live:
 
 
 # -- figures the page draws from their description alone ------------------------------------------
+_OPS = {  # the operations of a Term, with how many arguments each takes (None: any)
+    "eq": 2, "value": 1, "setting": 1, "position": 1, "data": None, "ref": 1, "series": 1,
+    "+": 2, "-": 2, "*": 2, "/": 2, ">=": 2, "<=": 2, ">": 2, "<": 2, "==": 2, "min": None, "max": None,
+    "if": 3, "argmax": None, "finite": 1, "low": None, "high": None, "decade_below": 1, "decade_above": 1,
+    "nice_above": 1, "solve": 4, "timeline": None,
+}
+
+
+def _term(x, name="term"):
+    """``x`` as a Term's argument: a Term, a finite number, a bool or a str (text, filled as a label)."""
+    if isinstance(x, (Term, str, bool, np.bool_)):
+        return bool(x) if isinstance(x, np.bool_) else x
+    return _compact(x, name)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Term:
+    """An expression the page evaluates at the controls' values: registered equations (:func:`eq`), the
+    deployment's values (:func:`value`), the controls' (:func:`setting`), the chapter's data (:func:`data`),
+    combined with ``+ - * /``, comparisons, :func:`minimum`, :func:`maximum`, :func:`when` and
+    :func:`argmax`. Over a panel's x it is an array, elementwise; elsewhere one number (or text).
+
+    >>> (eq("decode.step_time_s") * 1e3).as_json()
+    ['*', ['eq', 'decode.step_time_s', {}], 1000]
+    """
+
+    op: str
+    args: tuple
+
+    def __post_init__(self):
+        _check.record(self)
+        if self.op not in _OPS:
+            raise ValueError(f"op must be one of {sorted(_OPS)}; got {self.op!r}")
+        n = _OPS[self.op]
+        if n is not None and len(self.args) != n:
+            raise ValueError(f"args: the operation {self.op!r} takes {n} arguments; got {len(self.args)}")
+
+    def _with(self, op, other, swap=False):
+        other = _term(other, "other")
+        return Term(op, (other, self) if swap else (self, other))
+
+    def __add__(self, other):
+        return self._with("+", other)
+
+    def __radd__(self, other):
+        return self._with("+", other, True)
+
+    def __sub__(self, other):
+        return self._with("-", other)
+
+    def __rsub__(self, other):
+        return self._with("-", other, True)
+
+    def __mul__(self, other):
+        return self._with("*", other)
+
+    def __rmul__(self, other):
+        return self._with("*", other, True)
+
+    def __truediv__(self, other):
+        return self._with("/", other)
+
+    def __rtruediv__(self, other):
+        return self._with("/", other, True)
+
+    def __ge__(self, other):
+        return self._with(">=", other)
+
+    def __le__(self, other):
+        return self._with("<=", other)
+
+    def __gt__(self, other):
+        return self._with(">", other)
+
+    def __lt__(self, other):
+        return self._with("<", other)
+
+    def as_json(self):
+        return [self.op] + [_as_json(a) for a in self.args]
+
+    def equations(self):
+        """The registered equations (and :data:`EXPRESSIONS`) the term evaluates, in order."""
+        out = [self.args[0]] if self.op in ("eq", "solve") else []
+        for a in self.args:
+            out += _equations(a)
+        return out
+
+
+def _equations(x):
+    if isinstance(x, Term):
+        return x.equations()
+    if isinstance(x, dict):
+        return [e for v in x.values() for e in _equations(v)]
+    if isinstance(x, (tuple, list)):
+        return [e for v in x for e in _equations(v)]
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return [e for f in dataclasses.fields(x) for e in _equations(getattr(x, f.name))]
+    return []
+
+
+def _as_json(x):
+    """A declaration as the page reads it: a Term as [op, args...], a record as an object of its fields that are
+    set (not empty), tuples as arrays."""
+    if isinstance(x, Term):
+        return x.as_json()
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return {f.name: _as_json(getattr(x, f.name)) for f in dataclasses.fields(x)
+                if getattr(x, f.name) not in ((), "", None, {}) or f.name in ("label", "y")}
+    if isinstance(x, dict):
+        return {k: _as_json(v) for k, v in x.items()}
+    if isinstance(x, (tuple, list)):
+        return [_as_json(v) for v in x]
+    return x
+
+
+def _name(what, x):
+    if not isinstance(x, str) or not x.isidentifier():
+        raise ValueError(f"{what} must be a name (an identifier str); got {_check.short(x)}")
+    return x
+
+
+def eq(name, **at):
+    """A registered equation (a :func:`roofline_eq` name), at the figure's values with the keywords ``at``
+    (numbers or Terms) put in place: ``eq("prefill.prefill_compute_time_s", attn_flops=0)``.
+
+    >>> eq("pipeline.bubble_fraction", n_micro=8).as_json()
+    ['eq', 'pipeline.bubble_fraction', {'n_micro': 8}]
+    """
+    roofline_eq(name)
+    for k in at:
+        if k not in symbols.TABLE:
+            raise ValueError(f"at: {k!r} is not a keyword of roofline.symbols")
+    return Term("eq", (name, {k: _term(v, k) for k, v in at.items()}))
+
+
+def value(keyword):
+    """The figure's value of ``keyword``: a control's, through ``Plot.keywords``, or its deployment's
+    (``value("n_chips")``); over a panel's x, its ``x`` keyword is the axis.
+
+    >>> value("hbm_bytes").as_json()
+    ['value', 'hbm_bytes']
+    """
+    return Term("value", (_name("keyword", keyword),))
+
+
+def setting(control):
+    """A control's current value, by the control's name: ``setting("batch")``."""
+    return Term("setting", (_name("control", control),))
+
+
+def position(control):
+    """A control's current position among its options (or a slider's stops), from 0: to index the data."""
+    return Term("position", (_name("control", control),))
+
+
+def data(*path):
+    """The chapter's data (``Live.data``), down ``path``: names, indices, or Terms such as
+    :func:`setting` and :func:`position` (``data("experts", setting("model"))``)."""
+    if not path:
+        raise ValueError("path must name at least one entry of the figure's data")
+    for p in path:
+        if not isinstance(p, (str, int, Term)) or isinstance(p, bool):
+            raise ValueError(f"path must hold names, indices or Terms; got {_check.short(p)}")
+    return Term("data", tuple(path))
+
+
+def ref(name):
+    """One of the plot's ``Plot.values``, by name (one declared before it)."""
+    return Term("ref", (_name("name", name),))
+
+
+def series(name):
+    """A series of the panel (for its axis limits, points and marks), by name."""
+    return Term("series", (_name("name", name),))
+
+
+def minimum(*terms):
+    """The least of ``terms`` (elementwise)."""
+    return Term("min", tuple(_term(t, "terms") for t in terms))
+
+
+def maximum(*terms):
+    """The greatest of ``terms`` (elementwise)."""
+    return Term("max", tuple(_term(t, "terms") for t in terms))
+
+
+def when(condition, then, otherwise):
+    """``then`` where ``condition`` holds, else ``otherwise``: a label's conditional piece
+    (``when(setting("batch") <= ref("wall"), "KV fits", "KV does NOT fit")``)."""
+    return Term("if", (_term(condition, "condition"), _term(then, "then"), _term(otherwise, "otherwise")))
+
+
+def argmax(**terms):
+    """The name of the largest of ``terms`` (the first, where several are): a regime's name."""
+    if not terms:
+        raise ValueError("terms must name at least one term")
+    return Term("argmax", tuple(x for k, v in terms.items() for x in (k, _term(v, k))))
+
+
+def finite(term):
+    """Whether ``term`` is a finite number."""
+    return Term("finite", (_term(term, "term"),))
+
+
+def low(*names):
+    """The least positive finite value of the panel's named series (all of them drawn, if none named)."""
+    return Term("low", tuple(_name("names", n) for n in names))
+
+
+def high(*names):
+    """The greatest finite value of the panel's named series (all of them drawn, if none named)."""
+    return Term("high", tuple(_name("names", n) for n in names))
+
+
+def decade_below(term):
+    """The power of ten at or below ``term``."""
+    return Term("decade_below", (_term(term, "term"),))
+
+
+def decade_above(term):
+    """The power of ten at or above ``term``."""
+    return Term("decade_above", (_term(term, "term"),))
+
+
+def nice_above(term):
+    """The next 1, 2 or 5 times a power of ten at or above ``term``."""
+    return Term("nice_above", (_term(term, "term"),))
+
+
+def decades(lo, hi):
+    """Axis limits on whole decades: the power of ten at or below ``lo``, at or above ``hi``."""
+    return (decade_below(lo), decade_above(hi))
+
+
+@dataclasses.dataclass(frozen=True)
+class Style:
+    """How an element is drawn: ``color`` a name of the script's palette (compute, weights, kv, memory, total,
+    comm, wall, grey, ...; the plot's ``palette`` first) or any CSS colour, ``width`` in pixels, ``dash`` an SVG
+    dash pattern ("5 3"), ``opacity`` (0: opaque)."""
+
+    color: str = "total"
+    width: float = 1.5
+    dash: str = ""
+    opacity: float = 0.0
+
+    def __post_init__(self):
+        _check.record(self)
+
+
 @dataclasses.dataclass(frozen=True)
 class Series:
-    """One curve of a :class:`Panel`: the sum of registered equations, each times ``scale``, over the panel's x.
+    """One curve of a :class:`Panel`: ``y``, a :class:`Term`, over the panel's x.
 
-    ``color`` names a colour of the script's palette (compute, weights, kv, memory, total, comm, grey)
-    or is any CSS colour; ``dash`` an SVG dash pattern ("5 3"); ``markers`` a dot at every x.
+    ``markers``: a dot at every x; ``step``: "pre" or "post", drawn as matplotlib's steps; ``floor``: a zero
+    on a log axis drawn just below it. ``when``: a Term; where false the series is not drawn (null).
+    ``optional``: a group's name; where the equations of a series of the group lack a value (a chip without a
+    rate), none of the group is drawn.
     """
 
     name: str
     label: str
-    equations: tuple
-    scale: float = 1.0
-    color: str = "total"
-    width: float = 1.5
-    dash: str = ""
+    y: Term
+    style: Style = Style()
     markers: bool = False
+    step: str = ""
+    floor: bool = False
+    when: Term | None = None
+    optional: str = ""
+
+    def __post_init__(self):
+        _check.record(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class Line:
+    """A horizontal line at ``y`` (a Term: the HBM per chip), dashed by default."""
+
+    name: str
+    label: str
+    y: Term
+    style: Style = Style("grey", 1.0, "5 3")
+
+    def __post_init__(self):
+        _check.record(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class Span:
+    """A shaded span of x from ``start`` (a Term: the KV-cache wall) to ``end`` (None: the axis' end), kept
+    within the axis."""
+
+    name: str
+    label: str
+    start: Term
+    end: Term | None = None
+    style: Style = Style("wall", 8.0)
+
+    def __post_init__(self):
+        _check.record(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class Mark:
+    """A vertical line at ``x`` (a Term; usually a control's value, :func:`setting`), dotted by default."""
+
+    name: str
+    label: str
+    x: Term
+    style: Style = Style("grey", 1.0, "2 2")
+
+    def __post_init__(self):
+        _check.record(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class Point:
+    """A marker at ``x`` (a Term: the balance batch) on the series ``on`` (its value there; ``interp``: read
+    off the drawn line, linear in log x), or at ``y`` if given. ``within``: none where ``x`` is not finite
+    or off the axis. ``shape`` circle, square or triangle; ``edge`` an outline colour."""
+
+    name: str
+    label: str
+    x: Term
+    on: str = ""
+    y: Term | None = None
+    interp: bool = False
+    within: bool = False
+    color: str = "total"
+    r: float = 3.5
+    shape: str = ""
+    edge: str = ""
+
+    def __post_init__(self):
+        _check.record(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class Ticks:
+    """An axis' ticks: ``fmt`` "" (counts, never "0" on a log axis), "plain" (the number) or "pow10" (10 to the
+    exponent); about ``n`` of them on a linear axis (``inside``: none below the data)."""
+
+    fmt: str = ""
+    n: int = 5
+    inside: bool = False
 
     def __post_init__(self):
         _check.record(self)
@@ -502,10 +830,11 @@ class Series:
 
 @dataclasses.dataclass(frozen=True)
 class Panel:
-    """One panel: ``series`` against the keyword ``x`` over ``grid``.
+    """One panel: ``series`` (and lines, spans, marks, points) against the keyword ``x`` over ``grid``.
 
-    ``hline``: (label, keyword, scale), a dashed line at a value the figure knows (the HBM per chip);
-    ``marker``: a dotted line at the current value of ``x``; ``dot``: the series marked at that value.
+    ``xlim`` and ``ylim``: pairs of Terms (:func:`decades`, :func:`low`, :func:`high`); by default the grid's
+    ends, and the series' whole decades (log) or 0 to 1.1 times their top (linear). ``note``: a label template
+    shown in a box in the panel (under the plot on a phone), ``note_width`` its box's width.
     """
 
     x: str
@@ -513,16 +842,32 @@ class Panel:
     xlabel: str
     ylabel: str
     series: tuple
+    lines: tuple = ()
+    spans: tuple = ()
+    marks: tuple = ()
+    points: tuple = ()
     xlog: bool = False
     ylog: bool = False
-    hline: tuple = ()
-    marker: bool = False
-    dot: str = ""
+    xlim: tuple = ()
+    ylim: tuple = ()
+    xticks: Ticks | None = None
+    yticks: Ticks | None = None
+    note: str = ""
+    note_width: float = 230.0
 
     def __post_init__(self):
         _check.record(self)
-        if not all(isinstance(x, Series) for x in self.series):
-            raise ValueError(f"Panel: series must be Series; got {_check.short(self.series)}")
+        for field, cls in (("series", Series), ("lines", Line), ("spans", Span), ("marks", Mark),
+                           ("points", Point)):
+            if not all(isinstance(x, cls) for x in getattr(self, field)):
+                raise ValueError(f"Panel: {field} must be {cls.__name__}s; got {_check.short(getattr(self, field))}")
+        for field in ("xlim", "ylim"):
+            lim = getattr(self, field)
+            if lim and (len(lim) != 2 or not all(isinstance(t, (Term, int, float)) for t in lim)):
+                raise ValueError(f"Panel: {field} must be a pair of Terms; got {_check.short(lim)}")
+
+    def names(self):
+        return [x.name for group in (self.series, self.lines, self.spans, self.marks, self.points) for x in group]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -532,41 +877,60 @@ class Plot:
     Parameters
     ----------
     panels : tuple of Panel
-        Side by side.
+        Their places on a wide screen in ``boxes``.
     keywords : dict
-        Equation keyword -> control name: the values the controls set (``{"n_chips": "gpus"}``).
-    label : str
-        The line above the panels, a template of control names and ``scalars``: ``{micro:,}`` (whole,
-        thousands separated), ``{at:.1f}``, ``{share:.0%}``.
-    scalars : dict
-        Name -> (equations, scale): sums evaluated at the current values, for the label.
+        Equation keyword -> control name, or a :class:`Term` (evaluated in order, after the deployment):
+        the values the controls set (``{"n_chips": "gpus"}``).
+    title : str
+        The line above the panels (under them on a phone), a template of control names, keywords and
+        ``values``: ``{micro:,}`` (whole, thousands separated), ``{at:.1f}``, ``{share:.0%}``, ``{b:count}``
+        (:func:`roofline.figures.live.count`), ``{t:.3g}``. A value that is text is filled too.
+    values : dict
+        Name -> Term: numbers and text at the current settings, in order (:func:`ref` names an earlier one),
+        for the labels; the page exposes them with what it plots (but an empty text: a label's piece left
+        out).
     deployment : tuple
         The controls that choose the model, the chip and the precision (None: the table's one
         precision); the values come from the data's ``deployments`` (:func:`deployments`) and, for a
         model with sliding-window layers, its ``windows`` at the ``len_ctx`` control's position.
+    boxes : tuple
+        Each panel's [x, y, width, height] in a 760-wide view box ``height`` tall.
+    legend : tuple
+        The key's entries, by the names of series, lines, spans, marks and points (all that have a label,
+        in order, if empty).
+    palette : str
+        A palette of the script's looked up before its common one ("serving").
     """
 
     panels: tuple
     keywords: dict
-    label: str = ""
-    scalars: dict = dataclasses.field(default_factory=dict)
+    title: str = ""
+    values: dict = dataclasses.field(default_factory=dict)
     deployment: tuple = ("model", "chip", None)
+    boxes: tuple = ()
+    height: float = 300.0
+    legend: tuple = ()
+    palette: str = ""
 
     def __post_init__(self):
         _check.record(self)
         if not all(isinstance(p, Panel) for p in self.panels) or not all(
-                isinstance(v, tuple) and len(v) == 2 for v in self.scalars.values()):
-            raise ValueError(f"Plot: panels must be Panels and scalars map names to (equations, scale); got "
-                             f"{_check.short(self.panels)}, {_check.short(self.scalars)}")
+                isinstance(v, Term) for v in self.values.values()):
+            raise ValueError(f"Plot: panels must be Panels and values map names to Terms; got "
+                             f"{_check.short(self.panels)}, {_check.short(self.values)}")
+        if self.boxes and len(self.boxes) != len(self.panels):
+            raise ValueError(f"Plot: boxes must give each of the {len(self.panels)} panels its place")
+        names = {n for p in self.panels for n in p.names()}
+        unknown = [n for n in self.legend if n not in names]
+        if unknown:
+            raise ValueError(f"Plot: legend names {unknown} that no panel draws")
 
     def equations(self):
         """Every equation the plot evaluates, each once, in order."""
-        names = [e for p in self.panels for s in p.series for e in s.equations]
-        names += [e for eqs, _ in self.scalars.values() for e in eqs]
-        return tuple(dict.fromkeys(names))
+        return tuple(dict.fromkeys(_equations((self.keywords, self.values, self.panels))))
 
     def as_json(self):
-        return dataclasses.asdict(self)
+        return _as_json(self)
 
 
 def curves(key, chapter, controls, plot, data, caption="", frame=None):
@@ -576,7 +940,8 @@ def curves(key, chapter, controls, plot, data, caption="", frame=None):
     if not all(isinstance(c, Control) for c in controls):
         raise ValueError(f"controls must be Controls (see select, int_slider, ...); got {_check.short(controls)}")
     known = {c.name for c in controls}
-    missing = [c for c in list(plot.keywords.values()) + [c for c in plot.deployment if c] if c not in known]
+    named = [c for c in plot.keywords.values() if isinstance(c, str)] + [c for c in plot.deployment if c]
+    missing = [c for c in named if c not in known]
     if missing:
         raise ValueError(f"live figure {key}: the plot uses controls {missing} that it does not have")
     return Live(key, chapter, plot.equations(), tuple(controls), data, caption, plot, frame)

@@ -92,7 +92,6 @@
     return values;
   }
 
-  const scale = (xs, f) => xs.map((x) => x * f);
 
   // -- formatting ----------------------------------------------------------------------------
   const whole = (x) => Math.round(x).toLocaleString("en-US");
@@ -116,18 +115,21 @@
     return (x < 0 || Object.is(x, -0) ? "-" : "") + s;  // Python keeps the sign of a negative that rounds to 0
   }
   /* roofline.figures.live.count: a count (tokens, parameters, sequences) in three significant figures with K, M,
-   * B or T (160, 4.1K, 32.8K, 1.2M, 100B), the same steps and rounding, so the page and the widget agree. Every
-   * readout and title of a count on the page is written by it. Its units are the library's (generated);
-   * tests/test_web.py runs this function in Node against the library's on thousands of values. */
-  const UNITS = GEN.formats.count_units;
+   * B or T (160, 4.1K, 32.8K, 1.2M, 100B). Its rule is the library's data (roofline.figures.live.COUNT_RULE,
+   * generated): the units, the decimals by the value over its unit, those below 1, the text that carries to the
+   * next unit; this reads it as the library's count does, with pyFixed for Python's rounding. Every readout and
+   * title of a count on the page is written by it; tests/test_web.py runs it in Node against the library's. */
+  const RULE = GEN.formats.count;
   function count(x) {
     const trim = (t) => (t.indexOf(".") < 0 ? t : t.replace(/0+$/, "").replace(/\.$/, ""));
-    if (!(x >= 1)) return trim(pyFixed(x, 3, true));
-    for (let i = 0; i < UNITS.length; i++) {
-      const [scale, unit] = UNITS[i];
+    if (!(x >= 1)) return trim(pyFixed(x, RULE.below_one, true));
+    const units = RULE.units;
+    for (let i = 0; i < units.length; i++) {
+      const [scale, unit] = units[i];
       if (x >= scale) {
-        const y = x / scale, text = trim(pyFixed(y, y >= 100 ? 0 : y >= 10 ? 1 : 2, true));
-        return text === "1,000" && i > 0 ? "1" + UNITS[i - 1][1] : text + unit;
+        const y = x / scale, digits = RULE.decimals.find(([bound]) => y >= bound)[1];
+        const text = trim(pyFixed(y, digits, true));
+        return text === RULE.carry && i > 0 ? "1" + units[i - 1][1] : text + unit;
       }
     }
   }
@@ -437,147 +439,6 @@
       `<text x="380" y="${14 + 16 * i}" text-anchor="middle">${esc(line)}</text>`).join("");
     const caption = lay.narrow ? lines.concat(notes || []).join("\n") : "";
     return {svg: top + markup, width: lay.width, height: lay.height, caption: caption};
-  }
-
-  // -- chapter 1: step time and cost per token against batch -----------------------------------
-  function decode(spec, s) {
-    const D = spec.data, opts = (n) => spec.controls.find((c) => c.name === n);
-    const mi = opts("model").options.indexOf(s.model), hi = opts("chip").options.indexOf(s.chip);
-    const pi = opts("precision").options.indexOf(s.precision), ci = opts("context").grid.indexOf(s.context);
-    const v = atContext(deployment(D.deployments, mi, hi, pi), D.windows, s.model, ci);
-    v.len_ctx = s.context;
-    const x = D.batch, L = s.context, b = s.batch;
-    const terms = (xs) => ({
-      compute: evaluate("decode.compute_time_s", v, "batch", xs), weights: evaluate("decode.weight_time_s", v, "batch", xs),
-      kv: evaluate("decode.kv_time_s", v, "batch", xs), memory: evaluate("decode.memory_time_s", v, "batch", xs),
-      step: evaluate("decode.step_time_s", v, "batch", xs)});
-    const refinedTerms = (xs) => {
-      const t = {compute: evaluate("decode.compute_time_attn_s", v, "batch", xs),
-                 weights: evaluate("decode.weight_time_touched_s", v, "batch", xs),
-                 kv: evaluate("decode.kv_time_s", v, "batch", xs), step: evaluate("decode.step_time_refined_s", v, "batch", xs)};
-      t.memory = t.weights.map((w, i) => w + t.kv[i]);
-      return t;
-    };
-    const perStep = (xs) => {  // USD per token per second of step: G x price / 3600 / B
-      const cost = evaluate("decode.cost_per_token_usd", v, "batch", xs), step = evaluate("decode.step_time_s", v, "batch", xs);
-      return cost.map((c, i) => c / step[i]);
-    };
-    const asLatency = (t) => Object.fromEntries(Object.entries(t).map(([k, a]) => [k, scale(a, D.ms)]));
-    const asCost = (t, xs) => {
-      const u = perStep(xs);
-      return Object.fromEntries(Object.entries(t).map(([k, a]) => [k, a.map((y, i) => y * u[i] * D.per_million)]));
-    };
-    const t = terms(x);
-    const out = {batch: x, latency: asLatency(t), cost: asCost(t, x)};
-    const floor = evaluate("decode.cost_floor_usd", v) * D.per_million;
-    out.floor = x.map(() => floor);
-    out.wall = evaluate("decode.max_batch_n", v);
-    const bend = evaluate("decode.balance_batch_with_kv_n", v);
-    out.balance = isFinite(bend) && x[0] <= bend && bend <= x[x.length - 1]
-      ? {batch: bend, latency: asLatency(terms([bend])).step[0], cost: asCost(terms([bend]), [bend]).step[0]} : null;
-    out.refined = null;
-    if (s.refined && v.n_routed !== undefined) {
-      try {
-        const r = refinedTerms(x);
-        out.refined = {latency: asLatency(r), cost: asCost(r, x)};
-      } catch (e) { out.refined = null; }  // a chip without the cache's precision has no attention rate
-    }
-    const at = terms([b]);
-    out.regime = at.compute[0] >= at.weights[0] + at.kv[0] ? "compute-bound"
-      : (at.weights[0] >= at.kv[0] ? "weight-bound" : "KV-bound");
-    const fits = b <= out.wall ? "KV fits" : `KV does NOT fit (max B ${count(out.wall)})`;
-    out.marker = b;
-    out.label = `${s.model}\n${v.n_chips} x ${s.chip}, ${v.precision}\nB = ${count(b)}, L = ${count(L)}\n${out.regime}; ${fits}`;
-    return out;
-  }
-
-  function decadeRange(arrays) {
-    let lo = Infinity, hi = 0;
-    arrays.forEach((a) => a.forEach((y) => { if (isFinite(y) && y > 0) { lo = Math.min(lo, y); hi = Math.max(hi, y); } }));
-    return [lo, hi];
-  }
-
-  function drawDecode(spec, s, p, g) {
-    const x = p.batch, xlim = [x[0], x[x.length - 1]];
-    const wallFrom = Math.min(Math.max(p.wall, xlim[0]), xlim[1]);
-    const lay = layout(g, [[62, 12, 280, 250], [432, 12, 280, 250]], 320);
-    const panels = [["latency", "time per decode step (ms)"], ["cost", "cost (USD per million tokens)"]];
-    return drawn(lay, "", panels.map(([k, ylabel], i) => {
-      const y = p[k];
-      const shown = [y.compute, y.weights, y.kv, y.memory, y.step].concat(k === "cost" ? [p.floor] : [])
-        .concat(p.refined ? [p.refined[k].weights, p.refined[k].step] : []);
-      // as the library's figure: whole decades around the bold line, from the lowest curve shown
-      const [slo, shi] = decadeRange([y.step]);
-      const [allLo] = decadeRange(shown);
-      const ylim = decadeLimits(Math.max(allLo, slo / 30), shi * 3);
-      const lines = [
-        {x, y: y.compute, color: C.compute}, {x, y: y.weights, color: C.weights}, {x, y: y.kv, color: C.kv},
-        {x, y: y.memory, color: C.memory, dash: "5 3"}];
-      if (k === "cost") lines.unshift({x, y: p.floor, color: C.grey, width: 6, opacity: 0.3});
-      lines.push({x, y: y.step, color: C.total, width: 3, opacity: 0.8});
-      if (p.refined) {
-        lines.push({x, y: p.refined[k].step, color: C.grey, width: 2.5, dash: "8 3 2 3"});
-        lines.push({x, y: p.refined[k].weights, color: C.weights, width: 2, dash: "2 2"});
-      }
-      return panel({id: `rl-decode-${i}`, box: lay.boxes[i], xlog: true, ylog: true, xlim, ylim,
-                    xlabel: "batch size (sequences)", ylabel, spans: [{x0: wallFrom, x1: xlim[1], color: C.wall}], lines,
-                    vlines: [{x: p.marker, color: C.grey}],
-                    points: p.balance ? [{x: p.balance.batch, y: p.balance[k]}] : [],
-                    note: i === 0 && !lay.narrow ? p.label : null, noteWidth: 250});
-    }).join(""), [p.label]);
-  }
-
-  // -- chapter 2: the step with the all-to-all ------------------------------------------------
-  function moe(spec, s) {
-    const D = spec.data, opts = (n) => spec.controls.find((c) => c.name === n);
-    const mi = opts("model").options.indexOf(s.model), hi = opts("chip").options.indexOf(s.chip);
-    const ci = opts("context").grid.indexOf(s.context), ri = opts("racks").grid.indexOf(s.racks);
-    const v = atContext(deployment(D.deployments, mi, hi, 0), D.windows, s.model, ci);
-    // as chapter 2's widget: top-K routing, on the GPUs of the layout (moe.layout_chips), over the links
-    // of moe_data.link_values, FP8 out and BF16 back (moe_data.act_bytes_per_value)
-    v.top_k = Math.min(s.top_k, D.experts[s.model]);
-    [v.n_chips, v.n_racks] = D.layout_chips[s.chip][s.model][s.layout][ri];
-    const link = D.links[s.chip][s.links];
-    v.hop_latency = v.n_racks > 1 ? link.racks : link.rack;
-    v.scaleout_bw = link.scaleout_bw;
-    v.scaleup_bw = link.scaleup_bw;
-    v.act_bytes = D.act_bytes;
-    v.len_ctx = s.context;
-    const parts = (xs) => ({
-      compute: evaluate("decode.compute_time_s", v, "batch", xs), weights: evaluate("decode.weight_time_s", v, "batch", xs),
-      kv: evaluate("decode.kv_time_s", v, "batch", xs), memory: evaluate("decode.memory_time_s", v, "batch", xs),
-      comm: evaluate("moe.comm_time_s", v, "batch", xs), step: evaluate("moe.step_with_comm_s", v, "batch", xs),
-      hidden: evaluate("moe.step_with_comm_s[overlap=full]", v, "batch", xs)});
-    const ms = (t) => Object.fromEntries(Object.entries(t).map(([k, a]) => [k, scale(a, D.ms)]));
-    const x = D.batch, b = s.batch;
-    const out = {batch: x, parts: ms(parts(x)), wall: evaluate("decode.max_batch_n", v), n_chips: v.n_chips,
-                 n_racks: v.n_racks, hop_latency: v.hop_latency, marker: b};
-    const at = ms(parts([b]));
-    const three = {compute: at.compute[0], memory: at.memory[0], communication: at.comm[0]};
-    out.regime = Object.keys(three).reduce((a, k) => (three[k] > three[a] ? k : a));
-    const share = at.comm[0] / Math.max(at.compute[0], at.memory[0]);
-    const fits = b <= out.wall ? "KV fits" : "KV does NOT fit";
-    out.label = `${s.model}, ${v.n_chips} x ${s.chip} in ${v.n_racks} rack(s)\nB = ${count(b)}, L = ${count(s.context)}; ${fits}\n` +
-                `all-to-all = ${pct(share, 0)} of the step without it` +
-                (v.n_chips >= D.experts[s.model] ? "\none expert a GPU: no layout adds GPUs" : "");
-    return out;
-  }
-
-  function drawMoe(spec, s, p, g) {
-    const x = p.batch, xlim = [x[0], x[x.length - 1]], y = p.parts;
-    const [, top0] = decadeRange([y.step, y.comm]);
-    const [low0] = decadeRange([y.step, y.comm]);
-    const top = top0 * 3, low = Math.max(low0 / 30, top / 1e6);
-    const wallFrom = Math.min(Math.max(p.wall, xlim[0]), xlim[1]);
-    const lay = layout(g, [[72, 12, 620, 270]], 330);
-    return drawn(lay, "", panel({id: "rl-moe", box: lay.boxes[0], xlog: true, ylog: true, xlim, ylim: decadeLimits(low, top),
-                  xlabel: "batch size (sequences)", ylabel: "time per decode step (ms)",
-                  spans: [{x0: wallFrom, x1: xlim[1], color: C.wall}],
-                  lines: [{x, y: y.compute, color: C.compute}, {x, y: y.weights, color: C.weights}, {x, y: y.kv, color: C.kv},
-                          {x, y: y.memory, color: C.memory, dash: "5 3"}, {x, y: y.comm, color: C.comm, width: 1.5},
-                          {x, y: y.hidden, color: C.grey, width: 2, dash: "8 3 2 3"},
-                          {x, y: y.step, color: C.total, width: 3, opacity: 0.8}],
-                  vlines: [{x: p.marker, color: C.grey}], note: lay.narrow ? null : p.label, noteWidth: 330}), [p.label]);
   }
 
   // -- chapter 3: pipeline timelines ---------------------------------------------------------
@@ -1077,113 +938,277 @@
     return drawn(lay, "", ttft + speed, p.labels);
   }
 
-  // -- a figure described by its spec alone (roofline.figures.declare.Plot): chapter 4, and any chapter like it ---
-  const color = (name) => C[name] || name;
+  // -- a figure drawn from its declaration (roofline.figures.declare.Plot): every chapter's ---------------
+  const isArr = Array.isArray;
+  const PALETTES = {serving: SERVING, revnet: REVNET};
+  const color = (spec, name) => ((PALETTES[spec.plot.palette] || {})[name] || C[name] || name);
 
-  /* {name}, {name:,} (whole, thousands separated), {name:.1f}, {name:.0%} */
-  function fill(template, values) {
+  /* A value in a label template, by Python's format spec: "" (as is), "," (whole, thousands separated), ".1f",
+   * ",.1f", ".0%", ".3g", "count" (count). */
+  function formatValue(v, f) {
+    if (typeof v !== "number" || !f) return String(v);
+    if (f === ",") return whole(v);
+    if (f === "count") return count(v);
+    let m = /^(,?)\.(\d+)f$/.exec(f);
+    if (m) return pyFixed(v, +m[2], !!m[1]);
+    if ((m = /^\.(\d+)%$/.exec(f))) return pyFixed(100 * v, +m[1]) + "%";
+    if ((m = /^\.(\d+)g$/.exec(f))) return pyG(v, +m[1]);
+    throw new Error("roofline-live: no format " + f);
+  }
+
+  /* A label template filled: {name} or {name:format} by `values`; a value that is text is filled in turn. */
+  function fill(template, values, nested) {
     return template.replace(/\{(\w+)(?::([^}]*))?\}/g, (m, name, f) => {
       const v = values[name];
       if (v === undefined) return m;
-      if (f === ",") return whole(v);
-      const fixed = /^\.(\d+)f$/.exec(f || ""), percent = /^\.(\d+)%$/.exec(f || "");
-      if (fixed) return v.toFixed(+fixed[1]);
-      if (percent) return pct(v, +percent[1]);
-      return String(v);
+      return typeof v === "string" && !nested ? fill(v, values, true) : formatValue(v, f);
     });
   }
 
-  function curves(spec, s) {
-    const P = spec.plot, D = spec.data, opts = (n) => spec.controls.find((c) => c.name === n);
+  /* A value an equation needs and the figure lacks here (a chip without a rate): an optional series is not drawn */
+  class Missing extends Error {}
+
+  /* Equation `id` at the values `v` (keyword -> number, or an array: a panel's axis, a table along it): a number,
+   * or elementwise an array. */
+  function equationAt(id, v) {
+    const eq = equation(id);
+    let n = -1;
+    const args = eq.args.map((a) => {
+      const x = v[a];
+      if (x === undefined || x === null) throw new Missing(`${id} needs ${a}`);
+      if (isArr(x)) n = x.length;
+      return x;
+    });
+    if (n < 0) return eq.f.apply(null, args);
+    const out = new Array(n), now = args.slice();
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < args.length; j++) if (isArr(args[j])) now[j] = args[j][i];
+      out[i] = eq.f.apply(null, now);
+    }
+    return out;
+  }
+
+  const lift = (f) => (a, b) => (isArr(a) || isArr(b)
+    ? (isArr(a) ? a : b).map((_, i) => f(isArr(a) ? a[i] : a, isArr(b) ? b[i] : b)) : f(a, b));
+  const BINARY = {"+": lift((a, b) => a + b), "-": lift((a, b) => a - b), "*": lift((a, b) => a * b),
+                  "/": lift((a, b) => a / b), ">=": lift((a, b) => a >= b), "<=": lift((a, b) => a <= b),
+                  ">": lift((a, b) => a > b), "<": lift((a, b) => a < b), "==": lift((a, b) => a === b),
+                  min: lift(Math.min), max: lift(Math.max)};
+
+  /* The positive finite values' least, and the finite values' greatest, of arrays */
+  function extent(arrays) {
+    let lo = Infinity, hi = -Infinity;
+    arrays.forEach((a) => (isArr(a) ? a : [a]).forEach((y) => {
+      if (isFinite(y) && y !== null) {
+        if (y > 0) lo = Math.min(lo, y);
+        hi = Math.max(hi, y);
+      }
+    }));
+    return [lo, hi];
+  }
+
+  /* A declared Term ([op, args...], roofline.figures.declare.Term) in the context cx: {spec, s (the controls'
+   * values), v (keyword -> value), values (the plot's values so far), series and drawn (the panel's)}. */
+  function term(t, cx) {
+    if (!isArr(t)) return t;  // a number, a bool, a text
+    const op = t[0];
+    switch (op) {
+      case "eq": {
+        let v = cx.v;
+        const at = t[2];
+        for (const k in at) {
+          if (v === cx.v) v = Object.assign({}, cx.v);
+          v[k] = term(at[k], cx);
+        }
+        return equationAt(t[1], v);
+      }
+      case "value": {
+        const x = cx.v[t[1]];
+        if (x === undefined || x === null) throw new Missing(`no value of ${t[1]}`);
+        return x;
+      }
+      case "setting": return cx.s[t[1]];
+      case "position": return position(cx.spec, t[1], cx.s[t[1]]);
+      case "data": {
+        let d = cx.spec.data;
+        for (let i = 1; i < t.length; i++) {
+          const k = term(t[i], cx);
+          if (d === null || d === undefined || d[k] === undefined) throw new Missing(`no data ${k}`);
+          d = d[k];
+        }
+        return d;
+      }
+      case "ref": return cx.values[t[1]];
+      case "series": return cx.series[t[1]];
+      case "if": return term(t[1], cx) ? term(t[2], cx) : term(t[3], cx);
+      case "argmax": {
+        let best = null, top = -Infinity;
+        for (let i = 1; i < t.length; i += 2) {
+          const x = term(t[i + 1], cx);
+          if (best === null || x > top) { best = t[i]; top = x; }
+        }
+        return best;
+      }
+      case "finite": return isFinite(term(t[1], cx));
+      case "low": case "high": {
+        const [lo, hi] = extent(t.length > 1 ? t.slice(1).map((n) => cx.series[n]) : cx.drawn);
+        return op === "low" ? lo : hi;
+      }
+      case "decade_below": return Math.pow(10, Math.floor(Math.log10(term(t[1], cx))));
+      case "decade_above": return Math.pow(10, Math.ceil(Math.log10(term(t[1], cx))));
+      case "nice_above": return niceAbove(term(t[1], cx));
+      case "min": case "max": return t.slice(1).map((x) => term(x, cx)).reduce(BINARY[op]);
+      default:
+        if (!BINARY[op]) throw new Error("roofline-live: no operation " + op);
+        return BINARY[op](term(t[1], cx), term(t[2], cx));
+    }
+  }
+
+  /* A control's position among its options or stops */
+  function position(spec, name, value) {
+    const c = spec.controls.find((x) => x.name === name);
+    return (c.kind === "select" ? c.options : c.grid).indexOf(value);
+  }
+
+  /* numpy's interp(log x, log xs, ys): a drawn line's value at x */
+  function interpLog(xs, ys, x) {
+    const le = Math.log(x), lb = xs.map(Math.log);
+    let j = 0;
+    while (j < lb.length - 2 && lb[j + 1] < le) j++;
+    if (le >= lb[lb.length - 1]) return ys[lb.length - 1];
+    return lb[j + 1] === lb[j] ? ys[j] : ys[j] + (le - lb[j]) * (ys[j + 1] - ys[j]) / (lb[j + 1] - lb[j]);
+  }
+
+  /* What a declared plot shows at the controls' values s: the keywords' values, the plot's values, each panel's
+   * series (arrays over its x), lines, spans ([from, to]), marks, points ([x, y] or null) and limits, the title
+   * and the panels' notes. */
+  function computePlot(spec, s) {
+    const P = spec.plot, D = spec.data, at = (name) => position(spec, name, s[name]);
     let v = {};
     const [mc, hc, pc] = P.deployment;
-    if (mc) {
-      const mi = opts(mc).options.indexOf(s[mc]), hi = opts(hc).options.indexOf(s[hc]);
-      v = deployment(D.deployments, mi, hi, pc ? opts(pc).options.indexOf(s[pc]) : 0);
-    }
-    for (const kw in P.keywords) v[kw] = s[P.keywords[kw]];
+    if (mc) v = deployment(D.deployments, at(mc), at(hc), pc ? at(pc) : 0);
+    const cx = {spec: spec, s: s, v: v, values: {}, series: {}, drawn: []};
+    for (const kw in P.keywords) v[kw] = typeof P.keywords[kw] === "string" ? s[P.keywords[kw]] : term(P.keywords[kw], cx);
     const ctx = P.keywords.len_ctx;
-    if (mc && ctx && D.windows) atContext(v, D.windows, s[mc], opts(ctx).grid.indexOf(s[ctx]));
-    const sum = (eqs, scale, key, xs) => {  // the sum of the equations, each times scale, over xs
-      let out = null;
-      eqs.forEach((id) => {
-        const y = evaluate(id, v, key, xs).map((t) => t * scale);
-        out = out ? out.map((a, i) => a + y[i]) : y;
-      });
-      return out;
-    };
+    if (mc && typeof ctx === "string" && D.windows) atContext(v, D.windows, s[mc], at(ctx));
+    for (const name in P.values) cx.values[name] = term(P.values[name], cx);
     const panels = P.panels.map((panel) => {
-      const out = {x: panel.grid, series: {}, at: v[panel.x]};
-      panel.series.forEach((sr) => { out.series[sr.name] = sum(sr.equations, sr.scale, panel.x, panel.grid); });
-      if (panel.hline.length) out.hline = v[panel.hline[1]] * panel.hline[2];
-      if (panel.dot) {
-        const sr = panel.series.find((x) => x.name === panel.dot);
-        out.dot = {x: v[panel.x], y: sum(sr.equations, sr.scale, panel.x, [v[panel.x]])[0]};
-      }
+      const x = panel.grid, x0 = x[0], x1 = x[x.length - 1];
+      const pv = Object.assign({}, v, {[panel.x]: x});
+      const px = Object.assign({}, cx, {v: pv, series: {}, drawn: []});
+      const out = {x: x, series: px.series, lines: {}, spans: {}, marks: {}, points: {}};
+      const lacking = new Set();  // the optional groups with a series that lacks a value here
+      panel.series.forEach((sr) => {
+        let y = null;
+        if (!sr.when || term(sr.when, cx)) {
+          try {
+            y = term(sr.y, px);
+          } catch (e) {
+            if (!(sr.optional && e instanceof Missing)) throw e;
+            lacking.add(sr.optional);
+          }
+          if (y !== null && !isArr(y)) y = x.map(() => y);
+        }
+        px.series[sr.name] = y;
+      });
+      panel.series.forEach((sr) => {
+        if (lacking.has(sr.optional)) px.series[sr.name] = null;
+        if (px.series[sr.name]) px.drawn.push(px.series[sr.name]);
+      });
+      (panel.lines || []).forEach((l) => { out.lines[l.name] = term(l.y, cx); px.drawn.push([out.lines[l.name]]); });
+      (panel.spans || []).forEach((sp) => {
+        const end = sp.end ? term(sp.end, cx) : x1, lo = Math.min(Math.max(term(sp.start, cx), x0), end);
+        out.spans[sp.name] = [lo, lo + (end - lo)];
+      });
+      (panel.marks || []).forEach((m) => { out.marks[m.name] = term(m.x, cx); });
+      (panel.points || []).forEach((pt) => {
+        const px0 = term(pt.x, cx);
+        let y = null;
+        if (pt.within && !(isFinite(px0) && x0 <= px0 && px0 <= x1)) y = null;
+        else if (pt.y) y = term(pt.y, cx);
+        else if (pt.interp) y = interpLog(x, px.series[pt.on], px0);
+        else {
+          y = term(panel.series.find((sr) => sr.name === pt.on).y, Object.assign({}, px, {v: Object.assign({}, v, {[panel.x]: px0})}));
+        }
+        out.points[pt.name] = y === null ? null : [px0, y];
+      });
+      out.xlim = panel.xlim ? panel.xlim.map((t) => term(t, px)) : [x0, x1];
+      const [lo, hi] = extent(px.drawn);
+      out.ylim = panel.ylim ? panel.ylim.map((t) => term(t, px))
+        : panel.ylog ? decadeLimits(lo, hi) : [0, hi * 1.1];
       return out;
     });
-    const scalars = {};
-    for (const name in P.scalars) scalars[name] = sum(P.scalars[name][0], P.scalars[name][1], "", [0])[0];
-    return {panels: panels, scalars: scalars, label: fill(P.label, Object.assign({}, s, scalars))};
+    const names = Object.assign({}, s, v, cx.values);
+    const title = P.title ? fill(P.title, names) : null;
+    const notes = P.panels.map((panel) => (panel.note ? fill(panel.note, names) : null));
+    const values = {};  // those exposed: an empty text (a label's piece left out) is a missing value in a CSV
+    for (const name in cx.values) if (cx.values[name] !== "") values[name] = cx.values[name];
+    return {panels: panels, values: values, title: title, notes: notes,
+            label: title || notes.filter((n) => n).join("\n")};
   }
 
-  function drawCurves(spec, s, p, g) {
-    const P = spec.plot, n = P.panels.length, width = (760 - 62) / n;
-    const lay = layout(g, P.panels.map((_, i) => [62 + i * width, 26, width - 100, 230]), 300);
-    return drawn(lay, p.label, P.panels.map((panel, i) => {
-      const got = p.panels[i], x = got.x;
-      const ys = Object.values(got.series).concat(got.hline !== undefined ? [[got.hline]] : []);
-      const flat = [].concat(...ys).filter((y) => isFinite(y) && (!panel.ylog || y > 0));
-      const ylim = panel.ylog ? decadeLimits(Math.min(...flat), Math.max(...flat)) : [0, Math.max(...flat) * 1.1];
-      const xlim = panel.xlog ? [x[0], x[x.length - 1]] : [x[0] - 0.75, x[x.length - 1] + 0.75];
-      const lines = panel.series.map((sr) => ({x, y: got.series[sr.name], color: color(sr.color), width: sr.width,
-                                               dash: sr.dash || null}));
-      const points = [];
-      panel.series.filter((sr) => sr.markers).forEach((sr) =>
-        x.forEach((xx, j) => points.push({x: xx, y: got.series[sr.name][j], r: 2, color: color(sr.color)})));
-      if (got.dot) points.push({x: got.dot.x, y: got.dot.y, r: 4});
-      const ticks = panel.xlog ? undefined
-        : niceTicks(x[0], x[x.length - 1], 6).filter((t) => t >= x[0]).map((t) => ({v: t, label: String(t)}));
-      return panel_svg(i, panel, got, {box: lay.boxes[i], xlim, ylim, lines, points, xticks: ticks});
-    }).join(""));
+  /* An axis' ticks as declared (roofline.figures.declare.Ticks): [ticks or undefined (the plotter's), format] */
+  function declaredTicks(t, lim, data) {
+    if (!t) return [undefined, undefined];
+    if (t.fmt === "pow10") return [undefined, pow10];
+    if (t.fmt === "plain") {
+      const [a, b] = t.inside ? [data[0], data[data.length - 1]] : lim;
+      return [niceTicks(a, b, t.n).filter((v) => v >= a).map((v) => ({v: v, label: String(+v.toPrecision(6))})), undefined];
+    }
+    return [undefined, undefined];
   }
 
-  function panel_svg(i, spec, got, o) {
-    return panel(Object.assign({id: `rl-curves-${i}`, xlog: spec.xlog, ylog: spec.ylog, xlabel: spec.xlabel,
-                                ylabel: spec.ylabel,
-                                yticks: spec.ylog ? undefined : niceTicks(o.ylim[0], o.ylim[1], 5).map((t) => ({v: t, label: String(+t.toPrecision(6))})),
-                                hlines: got.hline !== undefined ? [{y: got.hline, color: C.grey}] : [],
-                                vlines: spec.marker ? [{x: got.at, color: C.grey}] : []}, o));
-  }
-
-  function curvesKey(spec) {
-    const items = [];
-    spec.plot.panels.forEach((panel) => {
-      panel.series.forEach((sr) => items.push([sr.label, color(sr.color), {width: sr.width, dash: sr.dash}]));
-      if (panel.hline.length) items.push([panel.hline[0], C.grey, {dash: "5 3"}]);
-      if (panel.marker) {
-        const control = spec.controls.find((c) => c.name === spec.plot.keywords[panel.x]);
-        items.push([control ? control.label : panel.x, C.grey, {dash: "2 2"}]);
-      }
+  function drawPlot(key, spec, s, p, g) {
+    const P = spec.plot, lay = layout(g, P.boxes, P.height), col = (name) => color(spec, name);
+    const style = (o) => ({color: col(o.style.color), width: o.style.width, dash: o.style.dash || null,
+                           opacity: o.style.opacity || null});
+    const markup = P.panels.map((pn, i) => {
+      const got = p.panels[i], x = got.x, lines = [], points = [];
+      pn.series.forEach((sr) => {
+        const y = got.series[sr.name];
+        if (!y) return;
+        lines.push(Object.assign({x: x, y: y, step: sr.step || null, floor: sr.floor}, style(sr)));
+        if (sr.markers) x.forEach((xx, j) => points.push({x: xx, y: y[j], r: 2, color: col(sr.style.color)}));
+      });
+      (pn.points || []).forEach((pt) => {
+        const at = got.points[pt.name];
+        if (at) points.push({x: at[0], y: at[1], r: pt.r, color: col(pt.color), shape: pt.shape, edge: pt.edge ? col(pt.edge) : null});
+      });
+      const [xticks, xfmt] = declaredTicks(pn.xticks, got.xlim, x);
+      const [yticks, yfmt] = declaredTicks(pn.yticks, got.ylim, got.ylim);
+      return panel({id: `rl-${key}-${i}`, box: lay.boxes[i], xlog: pn.xlog, ylog: pn.ylog, xlim: got.xlim,
+                     ylim: got.ylim, xlabel: pn.xlabel, ylabel: pn.ylabel, lines: lines, points: points,
+                     spans: (pn.spans || []).map((sp) => ({x0: got.spans[sp.name][0], x1: got.spans[sp.name][1], color: col(sp.style.color)})),
+                     hlines: (pn.lines || []).map((l) => Object.assign({y: got.lines[l.name]}, style(l))),
+                     vlines: (pn.marks || []).map((m) => Object.assign({x: got.marks[m.name]}, style(m))),
+                     xticks: xticks, xfmt: xfmt, yticks: yticks, yfmt: yfmt,
+                     note: lay.narrow ? null : p.notes[i], noteWidth: pn.note_width});
     });
-    return legend(items);
+    return drawn(lay, p.title, markup.join(""), p.notes.filter((n) => n));
+  }
+
+  /* The key, from the declaration: its `legend` names in order (or every labelled element) */
+  function plotKey(spec) {
+    const P = spec.plot, items = {}, order = [], col = (name) => color(spec, name);
+    const line = (st) => ({width: Math.max(2, st.width), dash: st.dash || null, opacity: st.opacity || null});
+    const add = (o, item) => {
+      if (!o.label || o.name in items) return;
+      items[o.name] = [o.label].concat(item);
+      order.push(o.name);
+    };
+    P.panels.forEach((panel) => {
+      panel.series.forEach((sr) => add(sr, [col(sr.style.color), line(sr.style)]));
+      (panel.lines || []).forEach((l) => add(l, [col(l.style.color), line(l.style)]));
+      (panel.spans || []).forEach((sp) => add(sp, [col(sp.style.color), {width: sp.style.width}]));
+      (panel.marks || []).forEach((m) => add(m, [col(m.style.color), line(m.style)]));
+      (panel.points || []).forEach((pt) => add(pt, [col(pt.color), {line: false, marker: {shape: pt.shape, color: col(pt.color),
+                                                                                          edge: pt.edge ? col(pt.edge) : null}}]));
+    });
+    return legend((P.legend && P.legend.length ? P.legend : order).map((n) => items[n]));
   }
 
   // -- the figures -----------------------------------------------------------------------------
   const FIGURES = {
-    decode: {compute: decode, draw: drawDecode,
-             key: () => legend([["compute", C.compute], ["weight fetch", C.weights], ["KV fetch", C.kv],
-                                ["weight + KV", C.memory, {dash: "5 3"}], ["total", C.total, {width: 3}],
-                                ["slow-mode floor (cost)", C.grey, {width: 6, opacity: 0.3}],
-                                ["KV cache does not fit", C.wall, {width: 8}], ["batch B", C.grey, {dash: "2 2"}],
-                                ["total, experts touched + attention FLOPs (option)", C.grey, {dash: "8 3 2 3"}],
-                                ["weight fetch, experts touched (option)", C.weights, {dash: "2 2"}]])},
-    moe: {compute: moe, draw: drawMoe,
-          key: () => legend([["compute", C.compute], ["weight fetch", C.weights], ["KV fetch", C.kv],
-                             ["weight + KV fetch", C.memory, {dash: "5 3"}], ["all-to-all", C.comm],
-                             ["step, all-to-all hidden", C.grey, {dash: "8 3 2 3"}],
-                             ["step, all-to-all added", C.total, {width: 3}], ["KV cache does not fit", C.wall, {width: 8}],
-                             ["batch B", C.grey, {dash: "2 2"}]])},
     pipeline: {compute: pipelineFigure, draw: drawPipeline,
                key: () => legend([["forward", C.fwd, {width: 8}], ["backward", C.bwd, {width: 8}], ["idle (bubble)", C.idle, {width: 8}]])},
     training: {compute: trainingFigure, draw: drawTraining,
@@ -1263,7 +1288,8 @@
   function mount(root, options) {
     const embedded = !!(options && options.embedded);
     const key = root.dataset.figure, spec = GEN.figures[key];
-    const fig = spec && spec.plot ? {compute: curves, draw: drawCurves, key: () => curvesKey(spec)} : FIGURES[key];
+    const fig = spec && spec.plot ? {compute: computePlot, key: () => plotKey(spec),
+                                      draw: (sp, st, p, geo) => drawPlot(key, sp, st, p, geo)} : FIGURES[key];
     if (!spec || !fig) {
       root.textContent = `(no live figure named ${key})`;
       return;
@@ -1410,6 +1436,7 @@
   }
 
   LIVE._internals = {evaluate: evaluate, schedule: schedule, deployment: deployment, figures: FIGURES, count: count,
+                     computePlot: computePlot, drawPlot: drawPlot, plotKey: plotKey,
                      tickValue: tickValue, csvOf: csvOf};
   /* A figure mounted by a caller, not found on the page: roofline.widget's view in a notebook. */
   LIVE.mount = (root, options) => {
