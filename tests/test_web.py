@@ -227,9 +227,10 @@ def test_prefill_offers_chapter_8s_models_and_a_fresh_prompts_values():
     assert live.control("model").options == tuple(names) == web.PREFILL_MODELS
     assert live.control("chip").options == fig_prefill.chips() == tuple(h for h in hardware.names() if h != "Rubin")
     data = live.data(live)
-    np.testing.assert_array_equal(data["prompts"], np.geomspace(*fig_prefill.PROMPTS))
-    np.testing.assert_array_equal(data["batch"], np.geomspace(*fig_prefill.BATCHES))
-    grids = {"panel": np.array(data["prompts"]), "control": np.array(live.control("prompt").grid)}
+    prompts, batch = (panel.grid for panel in live.plot.panels)  # the axes, in the figure's declaration
+    np.testing.assert_array_equal(prompts, np.geomspace(*fig_prefill.PROMPTS))
+    np.testing.assert_array_equal(batch, np.geomspace(*fig_prefill.BATCHES))
+    grids = {"panel": np.array(prompts), "control": np.array(live.control("prompt").grid)}
     for m in names:
         d = deploy(m, "GB200", "fp4")
         assert data["prompt"][m]["latent_flops"] == prefill.prefill_latent_flops(d.model)

@@ -283,9 +283,14 @@ def expect_prefill(s, p):
 def got_prefill(p):
     if not p["drawn"]:
         return {"drawn": False}
-    out = {"drawn": True, "left.label": p["labels"][0], "right.label": p["labels"][1], "right.even": p["right"]["even"]}
-    for side, lines in (("left", ("weights", "attention", "memory", "total")), ("right", ("plain", "spec"))):
-        out |= {f"{side}.{k}": p[side][k] for k in ("x", *lines, "wall", "ylim", "mark")}
+    left, right = p["panels"]
+    out = {"drawn": True, "left.label": p["notes"][0], "right.label": p["notes"][1],
+           "right.even": right["points"]["even"]}
+    for side, got, lines, wall, mark in (("left", left, ("weights", "attention", "memory", "total"), "wall", "prompt"),
+                                         ("right", right, ("plain", "spec"), "kv_wall", "batch")):
+        out |= {f"{side}.{k}": got["series"][k] for k in lines}
+        out |= {f"{side}.x": got["x"], f"{side}.wall": got["spans"][wall], f"{side}.ylim": got["ylim"],
+                f"{side}.mark": got["marks"][mark]}
     return out
 
 

@@ -483,7 +483,7 @@ _OPS = {  # the operations of a Term, with how many arguments each takes (None: 
     "eq": 2, "value": 1, "setting": 1, "position": 1, "data": None, "ref": 1, "series": 1,
     "+": 2, "-": 2, "*": 2, "/": 2, ">=": 2, "<=": 2, ">": 2, "<": 2, "==": 2, "min": None, "max": None,
     "if": 3, "argmax": None, "finite": 1, "low": None, "high": None, "decade_below": 1, "decade_above": 1,
-    "nice_above": 1, "solve": 4, "timeline": None,
+    "nice_above": 1, "item": 2, "solve": 4, "timeline": None,
 }
 
 
@@ -655,6 +655,12 @@ def series(name):
     return Term("series", (_name("name", name),))
 
 
+def item(term, index):
+    """Element ``index`` (a Term: :func:`position`) of ``term`` where it is an array, else ``term`` itself: a table
+    the data stores as one number where it does not vary."""
+    return Term("item", (_term(term, "term"), _term(index, "index")))
+
+
 def minimum(*terms):
     """The least of ``terms`` (elementwise)."""
     return Term("min", tuple(_term(t, "terms") for t in terms))
@@ -710,7 +716,7 @@ def nice_above(term):
 
 def decades(lo, hi):
     """Axis limits on whole decades: the power of ten at or below ``lo``, at or above ``hi``."""
-    return (decade_below(lo), decade_above(hi))
+    return (decade_below(_term(lo, "lo")), decade_above(_term(hi, "hi")))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -768,13 +774,14 @@ class Line:
 @dataclasses.dataclass(frozen=True)
 class Span:
     """A shaded span of x from ``start`` (a Term: the KV-cache wall) to ``end`` (None: the axis' end), kept
-    within the axis."""
+    within the axis (``clamp``; else only short of its end)."""
 
     name: str
     label: str
     start: Term
     end: Term | None = None
     style: Style = Style("wall", 8.0)
+    clamp: bool = True
 
     def __post_init__(self):
         _check.record(self)
@@ -832,6 +839,7 @@ class Ticks:
 class Panel:
     """One panel: ``series`` (and lines, spans, marks, points) against the keyword ``x`` over ``grid``.
 
+    ``keywords``: keyword -> Term, values this panel alone sets (a fresh prompt's ``batch`` of 1).
     ``xlim`` and ``ylim``: pairs of Terms (:func:`decades`, :func:`low`, :func:`high`); by default the grid's
     ends, and the series' whole decades (log) or 0 to 1.1 times their top (linear). ``note``: a label template
     shown in a box in the panel (under the plot on a phone), ``note_width`` its box's width.
@@ -854,6 +862,7 @@ class Panel:
     yticks: Ticks | None = None
     note: str = ""
     note_width: float = 230.0
+    keywords: dict = dataclasses.field(default_factory=dict)
 
     def __post_init__(self):
         _check.record(self)
@@ -900,6 +909,11 @@ class Plot:
         in order, if empty).
     palette : str
         A palette of the script's looked up before its common one ("serving").
+    needs : tuple
+        Keywords without which there is no figure (a rate the registry lacks for the chip): where one has no
+        value, the page shows ``missing``, a label template, in its place.
+    missing : str
+        See ``needs``.
     """
 
     panels: tuple
@@ -911,6 +925,8 @@ class Plot:
     height: float = 300.0
     legend: tuple = ()
     palette: str = ""
+    needs: tuple = ()
+    missing: str = ""
 
     def __post_init__(self):
         _check.record(self)

@@ -114,6 +114,19 @@
     }
     return (x < 0 || Object.is(x, -0) ? "-" : "") + s;  // Python keeps the sign of a negative that rounds to 0
   }
+  /* Python's format(x, ".{p}g"): p significant figures, trailing zeros dropped, an exponent below 1e-4 or from 10^p */
+  function pyG(x, p) {
+    if (x === 0) return "0";
+    const e = +Math.abs(x).toExponential(p - 1).split("e")[1];
+    if (e < -4 || e >= p) {
+      const [m, ex] = x.toExponential(p - 1).split("e");
+      const mant = m.indexOf(".") < 0 ? m : m.replace(/0+$/, "").replace(/\.$/, "");
+      return `${mant}e${ex[0] === "-" ? "-" : "+"}${ex.replace(/^[-+]/, "").padStart(2, "0")}`;
+    }
+    const s = pyFixed(x, p - 1 - e);
+    return s.indexOf(".") < 0 ? s : s.replace(/0+$/, "").replace(/\.$/, "");
+  }
+
   /* roofline.figures.live.count: a count (tokens, parameters, sequences) in three significant figures with K, M,
    * B or T (160, 4.1K, 32.8K, 1.2M, 100B). Its rule is the library's data (roofline.figures.live.COUNT_RULE,
    * generated): the units, the decimals by the value over its unit, those below 1, the text that carries to the
@@ -822,122 +835,6 @@
              lines: spec.data.kinds.map((k) => ({x: p.t[k], y: p.gb[k], color: REVNET[k], width: 1.5, step: "pre", floor: true}))}));
   }
 
-  // -- chapter 8: time to first token against prompt length, a user's speed against batch with speculation ------
-  /* Python's format(x, ".{p}g"): p significant figures, trailing zeros dropped, an exponent below 1e-4 or from 10^p */
-  function pyG(x, p) {
-    if (x === 0) return "0";
-    const e = +Math.abs(x).toExponential(p - 1).split("e")[1];
-    if (e < -4 || e >= p) {
-      const [m, ex] = x.toExponential(p - 1).split("e");
-      const mant = m.indexOf(".") < 0 ? m : m.replace(/0+$/, "").replace(/\.$/, "");
-      return `${mant}e${ex[0] === "-" ? "-" : "+"}${ex.replace(/^[-+]/, "").padStart(2, "0")}`;
-    }
-    const s = pyFixed(x, p - 1 - e);
-    return s.indexOf(".") < 0 ? s : s.replace(/0+$/, "").replace(/\.$/, "");
-  }
-
-  /* roofline.figures.prefill.PrefillFigure.update: the time to first token of one prompt of each length (a fresh
-   * prompt's pass: nothing cached, prefill's attention FLOPs per pair and the cache bytes a token writes, from the
-   * data) and its parts; each user's tokens a second at each batch, plain (the verify pass of one token) and with
-   * speculation, the break-even batch and the walls; the labels as the widget writes them. */
-  function prefillFigure(spec, s) {
-    const D = spec.data, opts = (n) => spec.controls.find((c) => c.name === n);
-    const mi = opts("model").options.indexOf(s.model), hi = opts("chip").options.indexOf(s.chip);
-    const pi = opts("precision").options.indexOf(s.precision), ci = opts("context").grid.indexOf(s.context);
-    const base = deployment(D.deployments, mi, hi, pi);
-    const labels = [], out = {drawn: base.attn_flops_rate !== undefined, left: null, right: null, labels: labels};
-    if (!out.drawn) {  // as the widget: the pass's attention needs a FLOP rate at the cache's precision
-      out.note = `the registry gives ${s.chip} no attention FLOP rate at the KV cache's precision, which the ` +
-                 "prompt's attention needs";
-      out.label = out.note;
-      return out;
-    }
-    const P = D.prompt[s.model], at = (x, i) => (Array.isArray(x) ? x[i] : x);
-    const ttft = (tokens, table, i) => {  // figures.prefill.ttft_terms of one prompt
-      const v = Object.assign({}, base, {batch: 1, len_ctx: 0, pass_len: tokens, attn_flops: at(table.attn_flops, i),
-                                         latent_flops: P.latent_flops, kv_bytes: at(table.kv_bytes, i)});
-      const compute = evaluate("prefill.prefill_compute_time_s", v);
-      const weights = evaluate("prefill.prefill_compute_time_s", Object.assign(v, {attn_flops: 0}));
-      v.attn_flops = at(table.attn_flops, i);
-      return {weights: weights, attention: compute - weights, memory: evaluate("prefill.prefill_memory_time_s", v),
-              total: evaluate("prefill.prefill_time_s", v)};
-    };
-    const xs = D.prompts, left = {x: xs, weights: [], attention: [], memory: [], total: []};
-    xs.forEach((tokens, i) => {
-      const t = ttft(tokens, P.panel, i);
-      for (const k in t) left[k].push(t[k]);
-    });
-    const lastP = xs[xs.length - 1], pw = Math.min(D.prompt_wall[mi][hi][pi], lastP);
-    left.wall = [pw, pw + (lastP - pw)];
-    left.mark = s.prompt;
-    const v = atContext(Object.assign({}, base), D.windows, s.model, ci);
-    Object.assign(v, {len_ctx: s.context, accept_rate: s.accept, pass_len: s.drafts + 1});
-    const bs = D.batch, lastB = bs[bs.length - 1];
-    const one = evaluate("speculation.spec_pass_time_s", Object.assign({}, v, {pass_len: 1}), "batch", bs);
-    const right = {x: bs, plain: one.map((t) => 1 / t), spec: evaluate("speculation.spec_user_tokens_per_s", v, "batch", bs)};
-    const wall = evaluate("decode.max_batch_n", v), lo = Math.min(Math.max(wall, bs[0]), lastB);
-    right.wall = [lo, lo + (lastB - lo)];
-    right.mark = s.batch;
-    const even = evaluate("speculation.spec_breakeven_batch", v);
-    right.even = null;
-    if (isFinite(even) && bs[0] <= even && even <= lastB) {  // numpy's interp of the plain line, in log batch
-      const le = Math.log(even), lb = bs.map(Math.log);
-      let j = 0;
-      while (j < lb.length - 2 && lb[j + 1] < le) j++;
-      const y = lb[j + 1] === lb[j] ? right.plain[j] : right.plain[j] + (le - lb[j]) * (right.plain[j + 1] - right.plain[j]) / (lb[j + 1] - lb[j]);
-      right.even = [even, le >= lb[lb.length - 1] ? right.plain[lb.length - 1] : y];
-    }
-    // the y ranges as the figure sets them: whole decades from a third of the lowest to three times the highest
-    const decades = (arrays) => {
-      const all = [].concat(...arrays), a = Math.min(...all), b = Math.max(...all);
-      return [Math.pow(10, Math.floor(Math.log10(a / 3))), Math.pow(10, Math.ceil(Math.log10(b * 3)))];
-    };
-    left.ylim = decades([left.total, left.memory]);
-    right.ylim = decades([right.plain, right.spec]);
-    const seconds = (t) => (t < 1 ? `${pyG(t * 1e3, 3)} ms` : `${pyG(t, 3)} s`);
-    const k = s.drafts, drafts = `${k} draft${k === 1 ? "" : "s"}`;
-    const gain = evaluate("speculation.spec_speedup", Object.assign({}, v, {batch: s.batch}));
-    const fits = s.batch <= wall ? "fits" : "does NOT fit";
-    labels.push(`${s.model}\n${base.n_chips} x ${s.chip}, ${base.precision}\n` +
-                `${count(s.prompt)} tokens: ${seconds(ttft(s.prompt, P.control, opts("prompt").grid.indexOf(s.prompt)).total)}`);
-    labels.push(`B = ${count(s.batch)} at L = ${count(s.context)} (${fits})\n` +
-                `α ${pyG(s.accept, 3)}, ${drafts}: ${pyFixed(gain, 2)}x\n` +
-                `break-even B ${isFinite(even) ? count(even) : "none (no batch is too large)"}`);
-    Object.assign(out, {left: left, right: right, label: labels.join("\n")});
-    return out;
-  }
-
-  function drawPrefill(spec, s, p, g) {
-    const lay = layout(g, [[84, 12, 266, 250], [460, 12, 266, 250]], 320);  // room for the ticks 0.0001
-    if (!p.drawn) {  // no figure at this setting: the note where it would be
-      const [X, Y] = lay.boxes[0], lines = [""];
-      p.note.split(" ").forEach((w) => {  // wrapped at 60 characters
-        if (lines[lines.length - 1].length + w.length > 60) lines.push("");
-        lines[lines.length - 1] += (lines[lines.length - 1] ? " " : "") + w;
-      });
-      return drawn(lay, "", lines.map((line, i) => `<text x="${X}" y="${Y + 20 + 16 * i}">${esc(line)}</text>`).join(""),
-                   [p.note]);
-    }
-    const L = p.left, R = p.right, xlimL = [L.x[0], L.x[L.x.length - 1]], xlimR = [R.x[0], R.x[R.x.length - 1]];
-    const note = (i) => (lay.narrow ? null : p.labels[i]);
-    const ttft = panel({id: "rl-prefill-0", box: lay.boxes[0], xlog: true, ylog: true, xlim: xlimL, ylim: L.ylim,
-                        xlabel: "prompt length (tokens)", ylabel: "time to first token (s)",
-                        spans: [{x0: L.wall[0], x1: L.wall[1], color: C.wall}],
-                        lines: [{x: L.x, y: L.weights, color: C.compute}, {x: L.x, y: L.attention, color: C.memory},
-                                {x: L.x, y: L.memory, color: C.weights},
-                                {x: L.x, y: L.total, color: C.total, width: 2.5, opacity: 0.85}],
-                        vlines: [{x: L.mark, color: C.grey}], note: note(0), noteWidth: 200});
-    const speed = panel({id: "rl-prefill-1", box: lay.boxes[1], xlog: true, ylog: true, xlim: xlimR, ylim: R.ylim,
-                         xlabel: "batch size (sequences)", ylabel: "tokens/s per user",
-                         spans: [{x0: R.wall[0], x1: R.wall[1], color: C.wall}],
-                         lines: [{x: R.x, y: R.plain, color: C.weights, width: 2},
-                                 {x: R.x, y: R.spec, color: C.kv, width: 2, dash: "6 3"}],
-                         vlines: [{x: R.mark, color: C.grey}],
-                         points: R.even ? [{x: R.even[0], y: R.even[1], color: C.kv, r: 4}] : [],
-                         note: note(1), noteWidth: 245});
-    return drawn(lay, "", ttft + speed, p.labels);
-  }
-
   // -- a figure drawn from its declaration (roofline.figures.declare.Plot): every chapter's ---------------
   const isArr = Array.isArray;
   const PALETTES = {serving: SERVING, revnet: REVNET};
@@ -1057,6 +954,10 @@
       case "decade_below": return Math.pow(10, Math.floor(Math.log10(term(t[1], cx))));
       case "decade_above": return Math.pow(10, Math.ceil(Math.log10(term(t[1], cx))));
       case "nice_above": return niceAbove(term(t[1], cx));
+      case "item": {
+        const a = term(t[1], cx);
+        return isArr(a) ? a[term(t[2], cx)] : a;
+      }
       case "min": case "max": return t.slice(1).map((x) => term(x, cx)).reduce(BINARY[op]);
       default:
         if (!BINARY[op]) throw new Error("roofline-live: no operation " + op);
@@ -1091,10 +992,16 @@
     for (const kw in P.keywords) v[kw] = typeof P.keywords[kw] === "string" ? s[P.keywords[kw]] : term(P.keywords[kw], cx);
     const ctx = P.keywords.len_ctx;
     if (mc && typeof ctx === "string" && D.windows) atContext(v, D.windows, s[mc], at(ctx));
+    if ((P.needs || []).some((k) => v[k] === undefined || v[k] === null)) {  // no figure here: a note says why
+      const note = fill(P.missing, Object.assign({}, s, v));
+      return {drawn: false, note: note, label: note};
+    }
     for (const name in P.values) cx.values[name] = term(P.values[name], cx);
     const panels = P.panels.map((panel) => {
       const x = panel.grid, x0 = x[0], x1 = x[x.length - 1];
-      const pv = Object.assign({}, v, {[panel.x]: x});
+      const pv = Object.assign({}, v);
+      for (const kw in panel.keywords || {}) pv[kw] = term(panel.keywords[kw], cx);
+      pv[panel.x] = x;
       const px = Object.assign({}, cx, {v: pv, series: {}, drawn: []});
       const out = {x: x, series: px.series, lines: {}, spans: {}, marks: {}, points: {}};
       const lacking = new Set();  // the optional groups with a series that lacks a value here
@@ -1117,7 +1024,8 @@
       });
       (panel.lines || []).forEach((l) => { out.lines[l.name] = term(l.y, cx); px.drawn.push([out.lines[l.name]]); });
       (panel.spans || []).forEach((sp) => {
-        const end = sp.end ? term(sp.end, cx) : x1, lo = Math.min(Math.max(term(sp.start, cx), x0), end);
+        const end = sp.end ? term(sp.end, cx) : x1, start = term(sp.start, cx);
+        const lo = Math.min(sp.clamp ? Math.max(start, x0) : start, end);
         out.spans[sp.name] = [lo, lo + (end - lo)];
       });
       (panel.marks || []).forEach((m) => { out.marks[m.name] = term(m.x, cx); });
@@ -1125,10 +1033,10 @@
         const px0 = term(pt.x, cx);
         let y = null;
         if (pt.within && !(isFinite(px0) && x0 <= px0 && px0 <= x1)) y = null;
-        else if (pt.y) y = term(pt.y, cx);
+        else if (pt.y) y = term(pt.y, px);
         else if (pt.interp) y = interpLog(x, px.series[pt.on], px0);
         else {
-          y = term(panel.series.find((sr) => sr.name === pt.on).y, Object.assign({}, px, {v: Object.assign({}, v, {[panel.x]: px0})}));
+          y = term(panel.series.find((sr) => sr.name === pt.on).y, Object.assign({}, px, {v: Object.assign({}, pv, {[panel.x]: px0})}));
         }
         out.points[pt.name] = y === null ? null : [px0, y];
       });
@@ -1142,8 +1050,11 @@
     const title = P.title ? fill(P.title, names) : null;
     const notes = P.panels.map((panel) => (panel.note ? fill(panel.note, names) : null));
     const values = {};  // those exposed: an empty text (a label's piece left out) is a missing value in a CSV
-    for (const name in cx.values) if (cx.values[name] !== "") values[name] = cx.values[name];
-    return {panels: panels, values: values, title: title, notes: notes,
+    for (const name in cx.values) {
+      const x = cx.values[name];
+      if (x !== "") values[name] = typeof x === "string" ? fill(x, names) : x;
+    }
+    return {drawn: true, panels: panels, values: values, title: title, notes: notes,
             label: title || notes.filter((n) => n).join("\n")};
   }
 
@@ -1160,6 +1071,15 @@
 
   function drawPlot(key, spec, s, p, g) {
     const P = spec.plot, lay = layout(g, P.boxes, P.height), col = (name) => color(spec, name);
+    if (!p.drawn) {  // no figure at this setting: the note where it would be, wrapped at 60 characters
+      const [X, Y] = lay.boxes[0], lines = [""];
+      p.note.split(" ").forEach((w) => {
+        if (lines[lines.length - 1].length + w.length > 60) lines.push("");
+        lines[lines.length - 1] += (lines[lines.length - 1] ? " " : "") + w;
+      });
+      return drawn(lay, "", lines.map((line, i) => `<text x="${X}" y="${Y + 20 + 16 * i}">${esc(line)}</text>`).join(""),
+                   [p.note]);
+    }
     const style = (o) => ({color: col(o.style.color), width: o.style.width, dash: o.style.dash || null,
                            opacity: o.style.opacity || null});
     const markup = P.panels.map((pn, i) => {
@@ -1225,13 +1145,6 @@
                                  ["cache does not fit", SERVING.wall, {width: 8}],
                                  ["context of the right panel", SERVING.grey, {dash: "1.5 2.5"}],
                                  ["decode (one token per pass)", SERVING.cost, {line: false, marker: {color: SERVING.cost}}]])},
-    prefill: {compute: prefillFigure, draw: drawPrefill,
-              key: () => legend([["weights' FLOPs", C.compute], ["attention's FLOPs", C.memory],
-                                 ["memory (weights read)", C.weights], ["time to first token", C.total, {width: 2.5, opacity: 0.85}],
-                                 ["beyond context or memory", C.wall, {width: 8}], ["prompt ℓ_p", C.grey, {dash: "2 2"}],
-                                 ["plain decode", C.weights], ["with speculation", C.kv, {dash: "6 3"}],
-                                 ["break-even batch", C.kv, {line: false, marker: {color: C.kv}}],
-                                 ["KV cache does not fit", C.wall, {width: 8}], ["batch B", C.grey, {dash: "2 2"}]])},
     revnet: {compute: revnetFigure, draw: drawRevnet,
              key: (spec) => legend(spec.data.kinds.map((k, i) => [spec.data.labels[i], REVNET[k]])
                                    .concat([[spec.data.hbm_label, REVNET.hbm, {dash: "5 3"}]]))},
