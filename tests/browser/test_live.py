@@ -217,11 +217,12 @@ def expect_serving(s, p):
 
 
 def got_serving(p):
-    left, right = p["left"], p["right"]
-    out = {f"left.{k}": left[k] for k in ("compute", "memory", "cost", "price", "ylim")}
-    out |= {f"right.{k}": right[k] for k in ("compute", "memory", "cost", "ylim")}
-    return out | {"left.x": left["x"], "right.x": right["x"], "left.wall": [left["wall"], left["xmax"]],
-                  "right.dot": right["dot"], "marker": p["marker"], "title": p["title"]}
+    (left, right), out = p["panels"], {}
+    for side, got, lines in (("left", left, ("compute", "memory", "cost", "price")),
+                             ("right", right, ("compute", "memory", "cost"))):
+        out |= {f"{side}.{k}": got["series"][k] for k in lines} | {f"{side}.x": got["x"], f"{side}.ylim": got["ylim"]}
+    return out | {"left.wall": left["spans"]["wall"], "right.dot": right["points"]["decode"][1],
+                  "marker": left["marks"]["context"], "title": p["title"]}
 
 
 @functools.cache

@@ -672,8 +672,8 @@ def maximum(*terms):
 
 
 def when(condition, then, otherwise):
-    """``then`` where ``condition`` holds, else ``otherwise``: a label's conditional piece
-    (``when(setting("batch") <= ref("wall"), "KV fits", "KV does NOT fit")``)."""
+    """``then`` where ``condition`` holds, else ``otherwise`` (elementwise over an axis: a price step): a label's
+    conditional piece (``when(setting("batch") <= ref("wall"), "KV fits", "KV does NOT fit")``)."""
     return Term("if", (_term(condition, "condition"), _term(then, "then"), _term(otherwise, "otherwise")))
 
 
@@ -764,7 +764,7 @@ class Line:
 
     name: str
     label: str
-    y: Term
+    y: Term | float
     style: Style = Style("grey", 1.0, "5 3")
 
     def __post_init__(self):
@@ -778,8 +778,8 @@ class Span:
 
     name: str
     label: str
-    start: Term
-    end: Term | None = None
+    start: Term | float
+    end: Term | float | None = None
     style: Style = Style("wall", 8.0)
     clamp: bool = True
 
@@ -793,7 +793,7 @@ class Mark:
 
     name: str
     label: str
-    x: Term
+    x: Term | float
     style: Style = Style("grey", 1.0, "2 2")
 
     def __post_init__(self):
@@ -808,9 +808,9 @@ class Point:
 
     name: str
     label: str
-    x: Term
+    x: Term | float
     on: str = ""
-    y: Term | None = None
+    y: Term | float | None = None
     interp: bool = False
     within: bool = False
     color: str = "total"
@@ -840,6 +840,8 @@ class Panel:
     """One panel: ``series`` (and lines, spans, marks, points) against the keyword ``x`` over ``grid``.
 
     ``keywords``: keyword -> Term, values this panel alone sets (a fresh prompt's ``batch`` of 1).
+    ``xscale``: the axis shows ``grid`` times it (contexts in thousands of tokens); the x of lines, spans,
+    marks and points is in the axis' units.
     ``xlim`` and ``ylim``: pairs of Terms (:func:`decades`, :func:`low`, :func:`high`); by default the grid's
     ends, and the series' whole decades (log) or 0 to 1.1 times their top (linear). ``note``: a label template
     shown in a box in the panel (under the plot on a phone), ``note_width`` its box's width.
@@ -863,6 +865,7 @@ class Panel:
     note: str = ""
     note_width: float = 230.0
     keywords: dict = dataclasses.field(default_factory=dict)
+    xscale: float = 1.0
 
     def __post_init__(self):
         _check.record(self)
@@ -899,8 +902,8 @@ class Plot:
         for the labels; the page exposes them with what it plots (but an empty text: a label's piece left
         out).
     deployment : tuple
-        The controls that choose the model, the chip and the precision (None: the table's one
-        precision); the values come from the data's ``deployments`` (:func:`deployments`) and, for a
+        The controls that choose the model, the chip and the precision (None: the table's one model, chip
+        or precision); the values come from the data's ``deployments`` (:func:`deployments`) and, for a
         model with sliding-window layers, its ``windows`` at the ``len_ctx`` control's position.
     boxes : tuple
         Each panel's [x, y, width, height] in a 760-wide view box ``height`` tall.

@@ -662,85 +662,6 @@
     return drawn(lay, p.title, costs + factors);
   }
 
-  // -- chapter 6: cost per token against context under a two-tier price; against pass length ----------
-  /* numpy.linspace(lo, hi, n): evenly spaced, the ends exact */
-  function linspace(lo, hi, n) {
-    const step = (hi - lo) / (n - 1), out = [];
-    for (let i = 0; i < n; i++) out.push(i * step + lo);
-    out[n - 1] = hi;
-    return out;
-  }
-
-  /* roofline.figures.serving._nice: the next 1, 2 or 5 times a power of ten at or above x */
-  function niceAbove(x) {
-    const e = Math.pow(10, Math.floor(Math.log10(x)));
-    return [1, 2, 5, 10].map((m) => m * e).find((y) => y >= x);
-  }
-
-  /* The widget's ServingFigure.update: per token of a pass of `pass_len` tokens for each of `batch` sequences
-   * at context `len_ctx` (one of them an array), the cost (USD per million) and the compute and memory parts of
-   * it: the cost times each time over the pass's time, max(compute, memory). */
-  function passPerToken(v, batch, len_ctx, pass_len) {
-    const key = Array.isArray(len_ctx) ? "len_ctx" : "pass_len", xs = key === "len_ctx" ? len_ctx : pass_len;
-    const at = Object.assign({}, v, {batch: batch, len_ctx: len_ctx, pass_len: pass_len});
-    const cost = evaluate("serving.pass_cost_per_token_usd", at, key, xs);
-    const tc = evaluate("serving.pass_compute_time_s", at, key, xs), tm = evaluate("serving.pass_memory_time_s", at, key, xs);
-    const tp = evaluate("serving.pass_time_s", at, key, xs);
-    return {x: xs, cost: cost.map((c) => c * 1e6), compute: cost.map((c, i) => c * 1e6 * tc[i] / tp[i]),
-            memory: cost.map((c, i) => c * 1e6 * tm[i] / tp[i]), tc: tc, tm: tm};
-  }
-
-  function servingFigure(spec, s) {
-    const D = spec.data, hi = spec.controls.find((c) => c.name === "chip").options.indexOf(s.chip);
-    // as the widget cell: deploy("DeepSeek (lecture)", chip, "fp4", price=...) with the model's sizes and cache set
-    const v = Object.assign(deployment(D.deployments, 0, hi, 0),
-                            {price: s.price, n_active: s.n_active, n_total: s.n_active * s.total_ratio, kv_bytes: s.kv});
-    const contexts = linspace(...D.contexts), last = contexts[contexts.length - 1];
-    const y = passPerToken(v, s.batch, contexts, 1);
-    const atStep = evaluate("serving.pass_cost_per_token_usd", Object.assign({}, v, {batch: s.batch, len_ctx: D.step_tokens, pass_len: 1}));
-    const price = contexts.map((L) => (L <= D.step_tokens ? atStep : atStep * (1 + D.premium)) * 1e6);
-    // context_wall: the context at which the batch that fits, max_batch_n, is this batch
-    const wall = evaluate("decode.max_batch_n", Object.assign({}, v, {len_ctx: 1})) / s.batch;
-    const top = Math.max(Math.max(...price), Math.max(...y.cost));
-    const left = {x: contexts.map((L) => L / 1e3), compute: y.compute, memory: y.memory, cost: y.cost, price: price,
-                  wall: Math.min(wall, last) / 1e3, xmax: last / 1e3, ylim: [0, niceAbove(top * 1.15)]};
-    const r = passPerToken(v, s.decode_batch, s.context, geomspace(...D.pass_lengths));
-    const lo = Math.min(Math.min(...r.compute) / 30, r.memory[0]), up = Math.max(Math.max(...r.compute), Math.max(...r.memory));
-    const right = {x: r.x, compute: r.compute, memory: r.memory, cost: r.cost, dot: r.cost[0],
-                   ylim: [Math.pow(10, Math.floor(Math.log10(lo))), Math.pow(10, Math.ceil(Math.log10(up)))]};
-    const tokens = s.decode_batch * r.x[0];  // decode's memory time over its compute time, as the figure divides
-    const gap = (r.tm[0] / tokens) / (r.tc[0] / tokens);
-    const cross = evaluate("decode.balance_context_tokens", v);
-    const state = gap > 1 ? `memory-bound (${pyFixed(gap, 1, true)}x compute); prefill passes of ${count(gap)}+ tokens are compute-bound`
-                          : `compute-bound (memory ${pyFixed(gap, 2)}x compute)`;
-    const title = `Left, batch ${count(s.batch)}: KV fetch = compute at ${count(cross)} tokens. ` +
-      `Right, decode batch ${count(s.decode_batch)} at ${count(s.context)} tokens:\ndecode is ${state}`;
-    return {left: left, right: right, marker: s.context / 1e3, gap: gap, title: title, label: title};
-  }
-
-  function drawServing(spec, s, p, g) {
-    const L = p.left, R = p.right, K = SERVING;
-    const lay = layout(g, [[72, 46, 280, 222], [452, 46, 288, 222]], 318);
-    const costs = panel({id: "rl-serving-0", box: lay.boxes[0], xlim: [0, L.xmax], ylim: L.ylim,
-                         xlabel: "context (thousand tokens)", ylabel: "USD per million output tokens",
-                         yticks: niceTicks(L.ylim[0], L.ylim[1], 5).map((t) => ({v: t, label: tickValue(t)})),
-                         spans: [{x0: L.wall, x1: L.xmax, color: K.wall}],
-                         lines: [{x: L.x, y: L.memory, color: K.memory, width: 1.5},
-                                 {x: L.x, y: L.cost, color: K.cost, width: 2},
-                                 {x: L.x, y: L.price, color: K.price, width: 1.5, dash: "5 3", step: "post"},
-                                 {x: L.x, y: L.compute, color: K.compute, width: 1.5}],
-                         vlines: [{x: p.marker, color: K.grey, dash: "1.5 2.5"}]});
-    const passes = panel({id: "rl-serving-1", box: lay.boxes[1], xlog: true, ylog: true,
-                          xlim: [R.x[0], R.x[R.x.length - 1]], ylim: R.ylim,
-                          xlabel: "pass length (tokens per sequence)", ylabel: "USD per million tokens",
-                          xfmt: pow10, yfmt: pow10,
-                          lines: [{x: R.x, y: R.memory, color: K.memory, width: 1.5},
-                                  {x: R.x, y: R.cost, color: K.cost, width: 2},
-                                  {x: R.x, y: R.compute, color: K.compute, width: 1.5}],
-                          points: [{x: 1, y: R.dot, color: K.cost, r: 3.5}]});
-    return drawn(lay, p.title, costs + passes);
-  }
-
   // -- chapter 7: activations held over a training step, stored, checkpointed and reversible -------------
   /* roofline.figures.revnet.memory_timeline: the bytes held over one step, as step points (t, bytes), time in
    * forward passes of one layer, a layer's backward `backward` of them. Each held value is a registered
@@ -833,6 +754,12 @@
              vlines: [{x: 1, color: REVNET.marks, dash: "", width: 0.8}, {x: 4 / 3, color: REVNET.marks, dash: "", width: 0.8}],
              hlines: [{y: p.hbm, color: REVNET.hbm, width: 1}],
              lines: spec.data.kinds.map((k) => ({x: p.t[k], y: p.gb[k], color: REVNET[k], width: 1.5, step: "pre", floor: true}))}));
+  }
+
+  /* roofline.figures.serving._nice: the next 1, 2 or 5 times a power of ten at or above x */
+  function niceAbove(x) {
+    const e = Math.pow(10, Math.floor(Math.log10(x)));
+    return [1, 2, 5, 10].map((m) => m * e).find((y) => y >= x);
   }
 
   // -- a figure drawn from its declaration (roofline.figures.declare.Plot): every chapter's ---------------
@@ -937,7 +864,12 @@
       }
       case "ref": return cx.values[t[1]];
       case "series": return cx.series[t[1]];
-      case "if": return term(t[1], cx) ? term(t[2], cx) : term(t[3], cx);
+      case "if": {
+        const c = term(t[1], cx);
+        if (!isArr(c)) return c ? term(t[2], cx) : term(t[3], cx);
+        const a = term(t[2], cx), b = term(t[3], cx);  // elementwise
+        return c.map((ci, i) => (ci ? (isArr(a) ? a[i] : a) : (isArr(b) ? b[i] : b)));
+      }
       case "argmax": {
         let best = null, top = -Infinity;
         for (let i = 1; i < t.length; i += 2) {
@@ -986,8 +918,8 @@
   function computePlot(spec, s) {
     const P = spec.plot, D = spec.data, at = (name) => position(spec, name, s[name]);
     let v = {};
-    const [mc, hc, pc] = P.deployment;
-    if (mc) v = deployment(D.deployments, at(mc), at(hc), pc ? at(pc) : 0);
+    const [mc, hc, pc] = P.deployment, index = (c) => (c ? at(c) : 0);
+    if (mc || hc || pc) v = deployment(D.deployments, index(mc), index(hc), index(pc));
     const cx = {spec: spec, s: s, v: v, values: {}, series: {}, drawn: []};
     for (const kw in P.keywords) v[kw] = typeof P.keywords[kw] === "string" ? s[P.keywords[kw]] : term(P.keywords[kw], cx);
     const ctx = P.keywords.len_ctx;
@@ -998,10 +930,11 @@
     }
     for (const name in P.values) cx.values[name] = term(P.values[name], cx);
     const panels = P.panels.map((panel) => {
-      const x = panel.grid, x0 = x[0], x1 = x[x.length - 1];
+      const grid = panel.grid, x = panel.xscale === 1 ? grid : grid.map((g) => g * panel.xscale);
+      const x0 = x[0], x1 = x[x.length - 1];
       const pv = Object.assign({}, v);
       for (const kw in panel.keywords || {}) pv[kw] = term(panel.keywords[kw], cx);
-      pv[panel.x] = x;
+      pv[panel.x] = grid;
       const px = Object.assign({}, cx, {v: pv, series: {}, drawn: []});
       const out = {x: x, series: px.series, lines: {}, spans: {}, marks: {}, points: {}};
       const lacking = new Set();  // the optional groups with a series that lacks a value here
@@ -1014,7 +947,7 @@
             if (!(sr.optional && e instanceof Missing)) throw e;
             lacking.add(sr.optional);
           }
-          if (y !== null && !isArr(y)) y = x.map(() => y);
+          if (y !== null && !isArr(y)) y = grid.map(() => y);
         }
         px.series[sr.name] = y;
       });
@@ -1036,7 +969,8 @@
         else if (pt.y) y = term(pt.y, px);
         else if (pt.interp) y = interpLog(x, px.series[pt.on], px0);
         else {
-          y = term(panel.series.find((sr) => sr.name === pt.on).y, Object.assign({}, px, {v: Object.assign({}, pv, {[panel.x]: px0})}));
+          const on = panel.series.find((sr) => sr.name === pt.on), atX = Object.assign({}, pv, {[panel.x]: px0 / panel.xscale});
+          y = term(on.y, Object.assign({}, px, {v: atX}));
         }
         out.points[pt.name] = y === null ? null : [px0, y];
       });
@@ -1139,12 +1073,6 @@
                                   ["equal costs, vs rule of 20", C.total, {dash: "1.5 2.5"}],
                                   ["equal costs, vs the law", C.equal], ["minimum, vs the law", C.opt, {width: 2}],
                                   ["traffic", C.grey, {dash: "2 2"}]])},
-    serving: {compute: servingFigure, draw: drawServing,
-              key: () => legend([["compute", SERVING.compute], ["memory (weights + KV)", SERVING.memory],
-                                 ["cost (the max)", SERVING.cost], ["two-tier price", SERVING.price, {dash: "5 3"}],
-                                 ["cache does not fit", SERVING.wall, {width: 8}],
-                                 ["context of the right panel", SERVING.grey, {dash: "1.5 2.5"}],
-                                 ["decode (one token per pass)", SERVING.cost, {line: false, marker: {color: SERVING.cost}}]])},
     revnet: {compute: revnetFigure, draw: drawRevnet,
              key: (spec) => legend(spec.data.kinds.map((k, i) => [spec.data.labels[i], REVNET[k]])
                                    .concat([[spec.data.hbm_label, REVNET.hbm, {dash: "5 3"}]]))},
