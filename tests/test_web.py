@@ -204,17 +204,20 @@ def test_serving_offers_the_priced_chips_and_the_figures_axes():
 
 
 def test_revnet_draws_what_the_timeline_figure_draws():
-    """Chapter 7's equations are the variants TimelineFigure draws (FlashAttention, no dropout)."""
+    """Chapter 7's equations are the variants TimelineFigure draws (FlashAttention, no dropout), its timelines the
+    three kinds' with a backward layer two forward ones, its heads those of 128 dimensions."""
     from roofline import revnet
     from roofline.figures import revnet as fig_revnet
 
-    data = web.LIVE["revnet"].data(web.LIVE["revnet"])
+    live = web.LIVE["revnet"]
     want = revnet.layer_activation_bytes.under(scores="flash", dropout="off").options
-    assert web.roofline_eq(data["layer"]).options == want
-    assert list(data["held"]) == list(fig_revnet.KINDS)
-    for kind, name in data["held"].items():
-        assert web.roofline_eq(name).options == dict(want, activations=kind)
-    assert data["backward"] == 2.0
+    names = {web.equation_id(web.roofline_eq(n)) for n in live.equations}
+    assert names == {web.equation_id(revnet.layer_activation_bytes.under(**want))} | {
+        web.equation_id(revnet.training_activation_bytes.under(**dict(want, activations=k))) for k in fig_revnet.KINDS}
+    timelines = [s.y.args[0].as_json() for s in live.plot.panels[0].series]  # each series: a timeline / GB
+    assert [t[2] for t in timelines] == list(fig_revnet.KINDS) and {t[5] for t in timelines} == {2.0}
+    assert all(web.roofline_eq(t[3]).options == dict(want, activations=t[2]) for t in timelines)
+    assert live.data(live)["heads"] == [w // 128 for w in live.control("d_model").grid]
 
 
 def test_prefill_offers_chapter_8s_models_and_a_fresh_prompts_values():

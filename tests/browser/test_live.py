@@ -242,10 +242,10 @@ def expect_revnet(s, p):
 
 
 def got_revnet(p):
-    out = {}
-    for kind in p["t"]:
-        out[f"t.{kind}"], out[f"gb.{kind}"] = p["t"][kind], p["gb"][kind]
-    return out | {"ylim": p["ylim"], "hbm": p["hbm"], "title": p["title"]}
+    (got,), out = p["panels"], {}
+    for kind in got["series"]:
+        out[f"t.{kind}"], out[f"gb.{kind}"] = got["xs"][kind], got["series"][kind]
+    return out | {"ylim": got["ylim"], "hbm": got["lines"]["hbm"], "title": p["title"]}
 
 
 @functools.cache

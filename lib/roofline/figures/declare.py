@@ -483,7 +483,7 @@ _OPS = {  # the operations of a Term, with how many arguments each takes (None: 
     "eq": 2, "value": 1, "setting": 1, "position": 1, "data": None, "ref": 1, "series": 1,
     "+": 2, "-": 2, "*": 2, "/": 2, ">=": 2, "<=": 2, ">": 2, "<": 2, "==": 2, "min": None, "max": None,
     "if": 3, "argmax": None, "finite": 1, "low": None, "high": None, "decade_below": 1, "decade_above": 1,
-    "nice_above": 1, "item": 2, "solve": 4, "timeline": None,
+    "nice_above": 1, "item": 2, "ladder_below": 2, "ladder_above": 2, "solve": 4, "timeline": None,
 }
 
 
@@ -562,9 +562,19 @@ class Term:
     def equations(self):
         """The registered equations (and :data:`EXPRESSIONS`) the term evaluates, in order."""
         out = [self.args[0]] if self.op in ("eq", "solve") else []
+        if self.op == "timeline":
+            out += [a for a in self.args[1:] if isinstance(a, str) and _is_equation(a)]
         for a in self.args:
             out += _equations(a)
         return out
+
+
+def _is_equation(name):
+    try:
+        roofline_eq(name)
+    except ValueError:
+        return False
+    return True
 
 
 def _equations(x):
@@ -658,7 +668,7 @@ def series(name):
 def item(term, index):
     """Element ``index`` (a Term: :func:`position`) of ``term`` where it is an array, else ``term`` itself: a table
     the data stores as one number where it does not vary."""
-    return Term("item", (_term(term, "term"), _term(index, "index")))
+    return Term("item", (_term(term, "term"), _term(index, "index")))  # a negative index from the end
 
 
 def minimum(*terms):
@@ -689,14 +699,46 @@ def finite(term):
     return Term("finite", (_term(term, "term"),))
 
 
+def _series_or_term(x):
+    return x if isinstance(x, Term) else _name("names", x)
+
+
 def low(*names):
-    """The least positive finite value of the panel's named series (all of them drawn, if none named)."""
-    return Term("low", tuple(_name("names", n) for n in names))
+    """The least positive finite value of the panel's named series, or of Terms (arrays); of all it draws,
+    its lines' too, if none named."""
+    return Term("low", tuple(_series_or_term(n) for n in names))
 
 
 def high(*names):
-    """The greatest finite value of the panel's named series (all of them drawn, if none named)."""
-    return Term("high", tuple(_name("names", n) for n in names))
+    """The greatest finite value of the panel's named series, or of Terms (arrays); of all it draws, its
+    lines' too, if none named."""
+    return Term("high", tuple(_series_or_term(n) for n in names))
+
+
+def ladder_below(term, ladder):
+    """The greatest step of ``ladder`` (a Term: multipliers of a power of ten, such as 1, 2, 5, from the data)
+    times a power of ten at or below ``term``."""
+    return Term("ladder_below", (_term(term, "term"), _term(ladder, "ladder")))
+
+
+def ladder_above(term, ladder):
+    """The least step of ``ladder`` (or 10) times the power of ten at or below ``term``, at or above it."""
+    return Term("ladder_above", (_term(term, "term"), _term(ladder, "ladder")))
+
+
+TIMELINES = {
+    "activations": "the bytes one training step holds, step by step (roofline.figures.revnet.memory_timeline)",
+    "schedule": "a pipeline schedule's operations (roofline.pipeline.schedule)",
+}
+"""The timelines the page's script builds (algorithms, not formulas), by name: :func:`timeline` refers to them."""
+
+
+def timeline(kind, *args):
+    """A timeline of the page's script (:data:`TIMELINES`) with ``args`` (names of equations, Terms, numbers):
+    ``timeline("activations", "stored", held, layer, backward, "t")``, the times of the stored step's points."""
+    if kind not in TIMELINES:
+        raise ValueError(f"kind must be one of {sorted(TIMELINES)}; got {_check.short(kind)}")
+    return Term("timeline", (kind, *(_term(a, "args") for a in args)))
 
 
 def decade_below(term):
@@ -736,7 +778,8 @@ class Style:
 
 @dataclasses.dataclass(frozen=True)
 class Series:
-    """One curve of a :class:`Panel`: ``y``, a :class:`Term`, over the panel's x.
+    """One curve of a :class:`Panel`: ``y``, a :class:`Term`, over the panel's x (or its own ``x``, a Term of
+    the same length: a timeline's times).
 
     ``markers``: a dot at every x; ``step``: "pre" or "post", drawn as matplotlib's steps; ``floor``: a zero
     on a log axis drawn just below it. ``when``: a Term; where false the series is not drawn (null).
@@ -748,6 +791,7 @@ class Series:
     label: str
     y: Term
     style: Style = Style()
+    x: Term | None = None
     markers: bool = False
     step: str = ""
     floor: bool = False
@@ -824,8 +868,9 @@ class Point:
 
 @dataclasses.dataclass(frozen=True)
 class Ticks:
-    """An axis' ticks: ``fmt`` "" (counts, never "0" on a log axis), "plain" (the number) or "pow10" (10 to the
-    exponent); about ``n`` of them on a linear axis (``inside``: none below the data)."""
+    """An axis' ticks: ``fmt`` "" (counts, never "0" on a log axis), "plain" (the number), "pow10" (10 to the
+    exponent) or "125" (a log axis' powers of ten, or where fewer than two show, 1, 2 and 5 times them, as
+    counts); about ``n`` of them on a linear axis (``inside``: between the data's ends)."""
 
     fmt: str = ""
     n: int = 5

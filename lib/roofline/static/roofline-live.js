@@ -662,17 +662,22 @@
     return drawn(lay, p.title, costs + factors);
   }
 
-  // -- chapter 7: activations held over a training step, stored, checkpointed and reversible -------------
-  /* roofline.figures.revnet.memory_timeline: the bytes held over one step, as step points (t, bytes), time in
-   * forward passes of one layer, a layer's backward `backward` of them. Each held value is a registered
-   * equation: training_activation_bytes of the kind at the layers held so far; in the forward pass of the
-   * recomputing kinds, less the one layer they rebuild in the backward (layer_activation_bytes). A schedule,
-   * not a formula. */
-  function activationTimeline(D, shape, kind) {
-    const L = shape.n_layers, bwd = D.backward, t = [0], held = [0];
-    const step = (duration, value) => { t.push(t[t.length - 1] + duration); held.push(value); };
-    const kept = (n) => evaluate(D.held[kind], Object.assign({}, shape, {n_layers: n}));
-    const layer = evaluate(D.layer, shape);
+  /* roofline.figures.serving._nice: the next 1, 2 or 5 times a power of ten at or above x */
+  function niceAbove(x) {
+    const e = Math.pow(10, Math.floor(Math.log10(x)));
+    return [1, 2, 5, 10].map((m) => m * e).find((y) => y >= x);
+  }
+
+  /* The timelines of roofline.figures.declare.TIMELINES: algorithms, not formulas, that a declaration names.
+   * "activations" (roofline.figures.revnet.memory_timeline): the bytes held over one training step of the layers
+   * of cx.v, as step points (t, bytes), time in forward passes of one layer, a layer's backward `backward` of them;
+   * each held value the equation `held` at the layers held so far; in the forward pass of the recomputing kinds,
+   * less the one layer they rebuild in the backward (the equation `layer`). Returns the times ("t") or the bytes. */
+  function activationTimeline(cx, kind, held, layerEq, bwd, part) {
+    const L = cx.v.n_layers, t = [0], bytes = [0];
+    const step = (duration, value) => { t.push(t[t.length - 1] + duration); bytes.push(value); };
+    const kept = (n) => equationAt(held, Object.assign({}, cx.v, {n_layers: n}));
+    const layer = equationAt(layerEq, cx.v);
     if (kind === "stored") {
       for (let i = 0; i < L; i++) step(1, kept(i + 1));       // layer i writes its activations
       for (let j = L - 1; j >= 0; j--) step(bwd, kept(j + 1)); // layer j's backward; freed as it ends
@@ -693,17 +698,17 @@
       }
       step(0, streams);
     }
-    return {t: t, held: held};
+    return part === "t" ? t : bytes;
   }
 
-  /* roofline.figures.revnet.log_limits: the ladder's step at or below 1/1.1 of the least value, at or above 1.1 times
-   * the largest */
-  function logLimits(values, ladder) {
-    const lo = Math.min(...values) / 1.1, hi = Math.max(...values) * 1.1;
-    const kLo = Math.pow(10, Math.floor(Math.log10(lo))), kHi = Math.pow(10, Math.floor(Math.log10(hi)));
-    const below = Math.max(...ladder.map((m) => m * kLo).filter((y) => y <= lo * (1 + 1e-12)));
-    const above = Math.min(...ladder.concat([10]).map((m) => m * kHi).filter((y) => y >= hi * (1 - 1e-12)));
-    return [below, above];
+  /* The ladder's step (ladder: multipliers of a power of ten) at or below x; at or above it (10 among them) */
+  function ladderBelow(x, ladder) {
+    const k = Math.pow(10, Math.floor(Math.log10(x)));
+    return Math.max(...ladder.map((m) => m * k).filter((y) => y <= x * (1 + 1e-12)));
+  }
+  function ladderAbove(x, ladder) {
+    const k = Math.pow(10, Math.floor(Math.log10(x)));
+    return Math.min(...ladder.concat([10]).map((m) => m * k).filter((y) => y >= x * (1 - 1e-12)));
   }
 
   /* Log-axis ticks inside [lo, hi]: the powers of ten, or where fewer than two, 1, 2 and 5 times them */
@@ -717,49 +722,6 @@
     };
     const decades = inside([1]);
     return decades.length >= 2 ? decades : inside([1, 2, 5]);
-  }
-
-  /* The widget's TimelineFigure.update: the three timelines, time as a share of the stored step. */
-  function revnetFigure(spec, s) {
-    const D = spec.data;
-    const shape = {n_layers: s.n_layers, d_model: s.d_model, n_heads: Math.floor(s.d_model / D.head_dim),
-                   micro_batch: s.micro_batch, len_ctx: s.len_ctx, saved_act_bytes: s.saved_act_bytes};
-    const out = {t: {}, gb: {}, peaks: {}, hbm: D.hbm_bytes / D.gb};
-    const least = [out.hbm];
-    let span = null;
-    D.kinds.forEach((kind) => {
-      const line = activationTimeline(D, shape, kind);
-      span = span || line.t[line.t.length - 1];  // the stored step's length
-      out.t[kind] = line.t.map((x) => x / span);
-      out.gb[kind] = line.held.map((b) => b / D.gb);
-      out.peaks[kind] = Math.max(...line.held) / D.gb;
-      least.push(Math.min(...line.held.filter((b) => b > 0)) / D.gb);
-    });
-    out.ylim = logLimits(least.concat([out.peaks.stored, out.hbm]), D.ladder);
-    const gb = (x) => (x >= 10 ? pyFixed(x, 1, true) : pyFixed(x, 2));
-    out.title = `${s.n_layers} layers, width ${pyFixed(s.d_model, 0, true)}, batch ${s.micro_batch} x ` +
-      `${pyFixed(s.len_ctx, 0, true)} tokens, ${s.saved_act_bytes} B/value: peaks ` +
-      `${D.kinds.map((k) => gb(out.peaks[k])).join(" / ")} GB`;
-    out.label = out.title;
-    return out;
-  }
-
-  function drawRevnet(spec, s, p, g) {
-    const ticks = niceTicks(0, 1.4, 7).map((t) => ({v: t, label: String(+t.toPrecision(6))}));
-    const lay = layout(g, [[72, 30, 660, 230]], 310);
-    return drawn(lay, p.title,
-      panel({id: "rl-revnet", box: lay.boxes[0], xlim: [0, 1.4], ylim: p.ylim, ylog: true, xticks: ticks,
-             yticks: logTicks(p.ylim[0], p.ylim[1]).map((t) => ({v: t, label: tickValue(t)})),
-             xlabel: "time (share of the stored step)", ylabel: "activations held (GB)",
-             vlines: [{x: 1, color: REVNET.marks, dash: "", width: 0.8}, {x: 4 / 3, color: REVNET.marks, dash: "", width: 0.8}],
-             hlines: [{y: p.hbm, color: REVNET.hbm, width: 1}],
-             lines: spec.data.kinds.map((k) => ({x: p.t[k], y: p.gb[k], color: REVNET[k], width: 1.5, step: "pre", floor: true}))}));
-  }
-
-  /* roofline.figures.serving._nice: the next 1, 2 or 5 times a power of ten at or above x */
-  function niceAbove(x) {
-    const e = Math.pow(10, Math.floor(Math.log10(x)));
-    return [1, 2, 5, 10].map((m) => m * e).find((y) => y >= x);
   }
 
   // -- a figure drawn from its declaration (roofline.figures.declare.Plot): every chapter's ---------------
@@ -880,15 +842,23 @@
       }
       case "finite": return isFinite(term(t[1], cx));
       case "low": case "high": {
-        const [lo, hi] = extent(t.length > 1 ? t.slice(1).map((n) => cx.series[n]) : cx.drawn);
+        const [lo, hi] = extent(t.length > 1 ? t.slice(1).map((n) => (typeof n === "string" ? cx.series[n] : term(n, cx)))
+                                              : cx.drawn);
         return op === "low" ? lo : hi;
       }
       case "decade_below": return Math.pow(10, Math.floor(Math.log10(term(t[1], cx))));
       case "decade_above": return Math.pow(10, Math.ceil(Math.log10(term(t[1], cx))));
       case "nice_above": return niceAbove(term(t[1], cx));
       case "item": {
-        const a = term(t[1], cx);
-        return isArr(a) ? a[term(t[2], cx)] : a;
+        const a = term(t[1], cx), i = term(t[2], cx);
+        return isArr(a) ? a[i < 0 ? a.length + i : i] : a;
+      }
+      case "ladder_below": return ladderBelow(term(t[1], cx), term(t[2], cx));
+      case "ladder_above": return ladderAbove(term(t[1], cx), term(t[2], cx));
+      case "timeline": {
+        const args = t.slice(2).map((x) => term(x, cx));
+        if (t[1] === "activations") return activationTimeline(cx, ...args);
+        throw new Error("roofline-live: no timeline " + t[1]);
       }
       case "min": case "max": return t.slice(1).map((x) => term(x, cx)).reduce(BINARY[op]);
       default:
@@ -930,13 +900,13 @@
     }
     for (const name in P.values) cx.values[name] = term(P.values[name], cx);
     const panels = P.panels.map((panel) => {
-      const grid = panel.grid, x = panel.xscale === 1 ? grid : grid.map((g) => g * panel.xscale);
+      const grid = panel.grid || [], x = panel.xscale === 1 ? grid : grid.map((g) => g * panel.xscale);
       const x0 = x[0], x1 = x[x.length - 1];
       const pv = Object.assign({}, v);
       for (const kw in panel.keywords || {}) pv[kw] = term(panel.keywords[kw], cx);
-      pv[panel.x] = grid;
+      if (panel.x) pv[panel.x] = grid;  // (a panel of timelines has no axis of a keyword)
       const px = Object.assign({}, cx, {v: pv, series: {}, drawn: []});
-      const out = {x: x, series: px.series, lines: {}, spans: {}, marks: {}, points: {}};
+      const out = {x: x, series: px.series, xs: {}, lines: {}, spans: {}, marks: {}, points: {}};
       const lacking = new Set();  // the optional groups with a series that lacks a value here
       panel.series.forEach((sr) => {
         let y = null;
@@ -950,6 +920,7 @@
           if (y !== null && !isArr(y)) y = grid.map(() => y);
         }
         px.series[sr.name] = y;
+        if (sr.x) out.xs[sr.name] = y === null ? null : term(sr.x, px);  // its own x: a timeline's times
       });
       panel.series.forEach((sr) => {
         if (lacking.has(sr.optional)) px.series[sr.name] = null;
@@ -996,6 +967,7 @@
   function declaredTicks(t, lim, data) {
     if (!t) return [undefined, undefined];
     if (t.fmt === "pow10") return [undefined, pow10];
+    if (t.fmt === "125") return [logTicks(lim[0], lim[1]).map((v) => ({v: v, label: tickValue(v)})), undefined];
     if (t.fmt === "plain") {
       const [a, b] = t.inside ? [data[0], data[data.length - 1]] : lim;
       return [niceTicks(a, b, t.n).filter((v) => v >= a).map((v) => ({v: v, label: String(+v.toPrecision(6))})), undefined];
@@ -1021,8 +993,9 @@
       pn.series.forEach((sr) => {
         const y = got.series[sr.name];
         if (!y) return;
-        lines.push(Object.assign({x: x, y: y, step: sr.step || null, floor: sr.floor}, style(sr)));
-        if (sr.markers) x.forEach((xx, j) => points.push({x: xx, y: y[j], r: 2, color: col(sr.style.color)}));
+        const sx = sr.x ? got.xs[sr.name] : x;
+        lines.push(Object.assign({x: sx, y: y, step: sr.step || null, floor: sr.floor}, style(sr)));
+        if (sr.markers) sx.forEach((xx, j) => points.push({x: xx, y: y[j], r: 2, color: col(sr.style.color)}));
       });
       (pn.points || []).forEach((pt) => {
         const at = got.points[pt.name];
@@ -1073,9 +1046,6 @@
                                   ["equal costs, vs rule of 20", C.total, {dash: "1.5 2.5"}],
                                   ["equal costs, vs the law", C.equal], ["minimum, vs the law", C.opt, {width: 2}],
                                   ["traffic", C.grey, {dash: "2 2"}]])},
-    revnet: {compute: revnetFigure, draw: drawRevnet,
-             key: (spec) => legend(spec.data.kinds.map((k, i) => [spec.data.labels[i], REVNET[k]])
-                                   .concat([[spec.data.hbm_label, REVNET.hbm, {dash: "5 3"}]]))},
   };
 
   /* The static PNG this live figure redraws: the image in the output of the nearest code cell above the
