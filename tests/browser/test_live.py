@@ -185,11 +185,14 @@ def expect_training(s, p):
 
 
 def got_training(p):
-    left, right = p["left"], p["right"]
-    out = {f"left.{k}": left[k] for k in ("pre", "usage", "total", "equal", "best", "chin", "xlim", "ylim")}
-    out |= {f"right.{k}": right[k] for k in ("heuristic", "rule", "optimum", "xlim", "ylim")}
-    return out | {"tokens": left["tokens"], "traffic": right["traffic"], "dots": right["dots"],
-                  "marker": right["marker"], "title": p["title"]}
+    left, right = p["panels"]
+    out = {f"left.{k}": left["series"][k] for k in ("pre", "usage", "total")}
+    out |= {f"left.{k}": left["points"][k] for k in ("equal", "best", "chin")}
+    out |= {f"right.{k}": right["series"][k] for k in ("heuristic", "rule", "optimum")}
+    out |= {f"{side}.{k}": got[k] for side, got in (("left", left), ("right", right)) for k in ("xlim", "ylim")}
+    return out | {"tokens": left["x"], "traffic": right["x"],
+                  "dots": [right["points"][k][1] for k in ("equal_dot", "best_dot")], "marker": right["marks"]["traffic"],
+                  "title": p["title"]}
 
 
 @functools.cache

@@ -483,7 +483,8 @@ _OPS = {  # the operations of a Term, with how many arguments each takes (None: 
     "eq": 2, "value": 1, "setting": 1, "position": 1, "data": None, "ref": 1, "series": 1,
     "+": 2, "-": 2, "*": 2, "/": 2, ">=": 2, "<=": 2, ">": 2, "<": 2, "==": 2, "min": None, "max": None,
     "if": 3, "argmax": None, "finite": 1, "low": None, "high": None, "decade_below": 1, "decade_above": 1,
-    "nice_above": 1, "item": 2, "ladder_below": 2, "ladder_above": 2, "solve": 4, "timeline": None,
+    "nice_above": 1, "item": 2, "ladder_below": 2, "ladder_above": 2, "solve": 5, "timeline": None,
+    "inf": 0, "geomspace": 3,
 }
 
 
@@ -726,6 +727,35 @@ def ladder_above(term, ladder):
     return Term("ladder_above", (_term(term, "term"), _term(ladder, "ladder")))
 
 
+INFINITY = Term("inf", ())
+"""Infinity, as a Term: a model of unbounded size (``n_active``), where an equation takes its limit."""
+
+
+def geomspace(low, high, n):
+    """``n`` values from ``low`` to ``high`` (Terms) evenly spaced in log, the ends exact (numpy's geomspace): an
+    axis the figure's values set."""
+    return Term("geomspace", (_term(low, "low"), _term(high, "high"), _check.whole("n", n, 2, MAX_STOPS)))
+
+
+def solve(expression, keyword, low, factor, **at):
+    """The value of ``keyword`` at which ``expression`` (a :func:`roofline_eq` name; one that rises with the
+    keyword) is zero, at the figure's values with ``at`` (keyword -> Term) put in place: 64 halvings of the
+    bracket from ``low`` (a Term) to ``low`` times ``factor``, in log, as :func:`roofline.training.optimal_for_loss`
+    bisects; elementwise where the values are arrays. A root finder of the page's script, not a formula.
+
+    >>> solve("training.OPTIMUM_CONDITION", "tokens_pre", 1e9, 1e30, usage_flops=0).as_json()[:4]
+    ['solve', 'training.OPTIMUM_CONDITION', 'tokens_pre', 1000000000]
+    """
+    eq_ = roofline_eq(expression)
+    if keyword not in eq_.args:
+        raise ValueError(f"keyword must be one of {expression}'s keywords {eq_.args}; got {_check.short(keyword)}")
+    for k in at:
+        if k not in symbols.TABLE:
+            raise ValueError(f"at: {k!r} is not a keyword of roofline.symbols")
+    return Term("solve", (expression, keyword, _term(low, "low"), _term(factor, "factor"),
+                          {k: _term(v, k) for k, v in at.items()}))
+
+
 TIMELINES = {
     "activations": "the bytes one training step holds, step by step (roofline.figures.revnet.memory_timeline)",
     "schedule": "a pipeline schedule's operations (roofline.pipeline.schedule)",
@@ -867,6 +897,21 @@ class Point:
 
 
 @dataclasses.dataclass(frozen=True)
+class Text:
+    """A text at (``x``, ``y``) in the axes' units, ``above`` pixels higher, ``size`` pixels tall."""
+
+    text: str
+    x: float
+    y: float
+    color: str = "grey"
+    size: float = 12.0
+    above: float = 0.0
+
+    def __post_init__(self):
+        _check.record(self)
+
+
+@dataclasses.dataclass(frozen=True)
 class Ticks:
     """An axis' ticks: ``fmt`` "" (counts, never "0" on a log axis), "plain" (the number), "pow10" (10 to the
     exponent) or "125" (a log axis' powers of ten, or where fewer than two show, 1, 2 and 5 times them, as
@@ -885,6 +930,8 @@ class Panel:
     """One panel: ``series`` (and lines, spans, marks, points) against the keyword ``x`` over ``grid``.
 
     ``keywords``: keyword -> Term, values this panel alone sets (a fresh prompt's ``batch`` of 1).
+    ``grid`` may be a Term (:func:`geomspace` of the figure's values). ``values``: name -> Term, arrays over the
+    panel's x that its series, points and limits :func:`ref`. ``texts``: :class:`Text` annotations.
     ``xscale``: the axis shows ``grid`` times it (contexts in thousands of tokens); the x of lines, spans,
     marks and points is in the axis' units.
     ``xlim`` and ``ylim``: pairs of Terms (:func:`decades`, :func:`low`, :func:`high`); by default the grid's
@@ -893,7 +940,7 @@ class Panel:
     """
 
     x: str
-    grid: tuple
+    grid: tuple | Term
     xlabel: str
     ylabel: str
     series: tuple
@@ -911,11 +958,13 @@ class Panel:
     note_width: float = 230.0
     keywords: dict = dataclasses.field(default_factory=dict)
     xscale: float = 1.0
+    values: dict = dataclasses.field(default_factory=dict)
+    texts: tuple = ()
 
     def __post_init__(self):
         _check.record(self)
         for field, cls in (("series", Series), ("lines", Line), ("spans", Span), ("marks", Mark),
-                           ("points", Point)):
+                           ("points", Point), ("texts", Text)):
             if not all(isinstance(x, cls) for x in getattr(self, field)):
                 raise ValueError(f"Panel: {field} must be {cls.__name__}s; got {_check.short(getattr(self, field))}")
         for field in ("xlim", "ylim"):
@@ -957,6 +1006,9 @@ class Plot:
         in order, if empty).
     palette : str
         A palette of the script's looked up before its common one ("serving").
+    tables : tuple
+        Terms giving tables (keyword -> value) whose values the figure takes, after the deployment's
+        (``data("laws", setting("law_name"))``).
     needs : tuple
         Keywords without which there is no figure (a rate the registry lacks for the chip): where one has no
         value, the page shows ``missing``, a label template, in its place.
@@ -973,6 +1025,7 @@ class Plot:
     height: float = 300.0
     legend: tuple = ()
     palette: str = ""
+    tables: tuple = ()
     needs: tuple = ()
     missing: str = ""
 

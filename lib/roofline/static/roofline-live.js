@@ -95,12 +95,6 @@
 
   // -- formatting ----------------------------------------------------------------------------
   const whole = (x) => Math.round(x).toLocaleString("en-US");
-  /* Python's format(x, ",.0f"): the nearest whole number, a tie to the even one, thousands separated */
-  function fixed0(x) {
-    let r = Math.round(x);
-    if (r - x === 0.5 && r % 2 !== 0) r -= 1;
-    return r.toLocaleString("en-US");
-  }
   /* Python's format(x, ".{d}f") (with comma: ",.{d}f"): the exact binary value rounded, a tie to the even digit */
   function pyFixed(x, d, comma) {
     let s = Math.abs(x).toFixed(d);  // rounds the exact value; a tie goes up
@@ -534,7 +528,6 @@
              xlabel: "time (forward passes)", ylabel: ""}));
   }
 
-  // -- chapter 5: the costs of one quality against pre-training tokens; over-training against traffic ---
   /* numpy.geomspace(lo, hi, n): 10 to the evenly spaced exponents, the ends exact */
   function geomspace(lo, hi, n) {
     const a = Math.log10(lo), step = (Math.log10(hi) - a) / (n - 1), out = [];
@@ -544,122 +537,34 @@
     return out;
   }
 
-  /* roofline.training.optimal_for_loss: the cheapest (N, D) whose loss under `law` is `loss` when each parameter
-   * also costs `usage` FLOPs. The generated optimum condition rises with D and is zero at the answer; as the
-   * library, 64 halvings of a bracket in log D from the least data that reaches the loss (an unbounded model's)
-   * up 30 decades, then the parameters that reach the loss on that data. A root finder, not a formula. */
-  function optimalForLoss(law, loss, usage) {
-    const v = Object.assign({loss: loss, usage_flops: usage, n_active: Infinity}, law);
-    let lo = Math.log(evaluate("training.tokens_for_loss", v));
-    let hi = lo + Math.log(1e30);
-    const eq = equation("training.OPTIMUM_CONDITION"), at = eq.args.indexOf("tokens_pre");
-    const args = eq.args.map((a) => v[a]);
-    for (let i = 0; i < 64; i++) {
-      const mid = 0.5 * (lo + hi);
-      args[at] = Math.exp(mid);
-      if (eq.f.apply(null, args) < 0) lo = mid;
-      else hi = mid;
-    }
-    v.tokens_pre = Math.exp(0.5 * (lo + hi));
-    return {n_active: evaluate("training.params_for_loss", v), tokens_pre: v.tokens_pre};
-  }
-
-  /* roofline.training.compare without RL, for each of the served token counts dInf: the model of N parameters
-   * trained on the equal-cost tokens, and the cheapest model of the same loss when each parameter costs its
-   * serving (k = the inference cost of one parameter); their costs and over-training factors. */
-  function compareTraining(law, N, dInf, eta) {
-    const v = Object.assign({n_active: N, decode_mfu: eta}, law);
-    const k = evaluate("training.inference_cost_flops", Object.assign({}, v, {n_active: 1}), "tokens_inf", dInf);
-    const dEq = evaluate("training.equal_cost_pretrain_tokens", v, "tokens_inf", dInf);
-    const loss = evaluate("training.chinchilla_loss", v, "tokens_pre", dEq);
-    const chinHeuristic = evaluate("training.chinchilla_tokens", v);
-    const cost = (n, d, i) => {  // an Allocation's: pre-training and serving
-      const pre = evaluate("training.pretrain_flops", {n_active: n, tokens_pre: d});
-      const usage = evaluate("training.inference_cost_flops", {n_active: n, tokens_inf: dInf[i], decode_mfu: eta});
-      return {n_active: n, tokens_pre: d, pre: pre, usage: usage, total: pre + usage};
-    };
-    return dInf.map((_, i) => {
-      const best = optimalForLoss(law, loss[i], k[i]);
-      const chinOptimum = evaluate("training.chinchilla_tokens", Object.assign({n_active: best.n_active}, law));
-      const heuristic = cost(N, dEq[i], i), optimum = cost(best.n_active, best.tokens_pre, i);
-      return {loss: loss[i], usage_per_param: k[i], heuristic: heuristic, optimum: optimum,
-              overtraining_heuristic: dEq[i] / chinHeuristic, overtraining_optimum: best.tokens_pre / chinOptimum,
-              excess_cost: heuristic.total / optimum.total - 1};
+  /* roofline.training.optimal_for_loss's bisection, for any declared expression that rises with `key`: the value
+   * of `key` where equation `id` at the values `v` is zero, by 64 halvings of the bracket from `low` up `factor`,
+   * in log; elementwise where a value (or `low`) is an array. A root finder, not a formula. */
+  function solveFor(id, key, v, low, factor) {
+    const eq = equation(id), at = eq.args.indexOf(key);
+    let n = isArr(low) ? low.length : -1;
+    const cols = eq.args.map((a) => {
+      if (a === key) return 0;
+      if (v[a] === undefined || v[a] === null) throw new Missing(`${id} needs ${a}`);
+      if (isArr(v[a])) n = v[a].length;
+      return v[a];
     });
-  }
-
-  const decadeBelow = (x) => Math.pow(10, Math.floor(Math.log10(x)));
-  const decadeAbove = (x) => Math.pow(10, Math.ceil(Math.log10(x)));
-
-  /* The widget's TrainingFigure.update: the left panel (roofline.figures.training.costs_along_loss), the right
-   * (overtraining_vs_traffic), the axes' ranges and the title. */
-  function trainingFigure(spec, s) {
-    const D = spec.data, law = D.laws[s.law_name], eta = s.decode_mfu, N = s.n_active;
-    const deploy = {deploy_s: s.months * D.month};
-    const dInf = evaluate("training.tokens_served", Object.assign({traffic: s.traffic}, deploy));
-    const cmp = compareTraining(law, N, [dInf], eta)[0];
-    // left: every model with the heuristic model's loss, from just above the least data that reaches it
-    const lossOf = Object.assign({loss: cmp.loss}, law);
-    const least = evaluate("training.tokens_for_loss", Object.assign({n_active: Infinity}, lossOf));
-    const span = D.tokens_span;
-    const tokens = geomspace(least * span.above,
-                             Math.max(cmp.heuristic.tokens_pre, cmp.optimum.tokens_pre) * span.beyond, span.steps);
-    const n = evaluate("training.params_for_loss", lossOf, "tokens_pre", tokens);
-    const pre = tokens.map((d, i) => evaluate("training.pretrain_flops", {n_active: n[i], tokens_pre: d}));
-    const usage = evaluate("training.inference_cost_flops", {tokens_inf: dInf, decode_mfu: eta}, "n_active", n);
-    const chin = optimalForLoss(law, cmp.loss, 0);  // the cheapest to train: Chinchilla's point
-    const left = {tokens: tokens, pre: pre, usage: usage, total: pre.map((p, i) => p + usage[i]),
-                  equal: [cmp.heuristic.tokens_pre, cmp.heuristic.total], best: [cmp.optimum.tokens_pre, cmp.optimum.total],
-                  chin: [chin.tokens_pre, evaluate("training.pretrain_flops", chin)]};
-    left.xlim = [decadeBelow(tokens[0]), decadeAbove(tokens[tokens.length - 1])];
-    // the minimum's total, and the Chinchilla point at the bottom of the pre-training curve, in view
-    left.ylim = [decadeBelow(Math.min(cmp.optimum.total, left.chin[1]) / 3), decadeAbove(cmp.optimum.total * 30)];
-    // right: the same comparison at every traffic of the axis
-    const served = evaluate("training.tokens_served", deploy, "traffic", D.traffic);
-    const all = compareTraining(law, N, served, eta);
-    const right = {traffic: D.traffic, heuristic: all.map((c) => c.overtraining_heuristic),
-                   optimum: all.map((c) => c.overtraining_optimum),
-                   rule: evaluate("training.overtraining_factor", {n_active: N, tokens_per_param: D.rule}, "tokens_pre",
-                                  all.map((c) => c.heuristic.tokens_pre)),
-                   dots: [cmp.overtraining_heuristic, cmp.overtraining_optimum], marker: s.traffic};
-    const [t0, t1] = [D.traffic[0], D.traffic[D.traffic.length - 1]], margin = Math.pow(t1 / t0, 0.05);
-    right.xlim = [t0 / margin, t1 * margin];  // matplotlib's: 5% of the (logarithmic) span each side
-    const every = right.rule.concat(right.heuristic, right.optimum);
-    right.ylim = [Math.pow(10, Math.min(-1, Math.floor(Math.log10(Math.min(...every))))), decadeAbove(Math.max(...every))];
-    const dRl = evaluate("training.equal_cost_rl_tokens", {tokens_pre: cmp.heuristic.tokens_pre, decode_mfu: eta,
-                                                           rl_flops: s.rl_flops});
-    const t = count;
-    const title = `${t(N)} parameters serving ${t(dInf)} tokens. Equal costs: train on ${t(cmp.heuristic.tokens_pre)} ` +
-      `(${fixed0(cmp.overtraining_heuristic)}x), RL on ${t(dRl)}.\n` +
-      `Minimum: ${t(cmp.optimum.n_active)} on ${t(cmp.optimum.tokens_pre)} (${fixed0(cmp.overtraining_optimum)}x); ` +
-      `the equal-cost model costs ${fixed0(cmp.excess_cost * 100)}% more.`;
-    return {left: left, right: right, title: title, label: title, comparison: cmp, tokens_inf: dInf, tokens_rl: dRl};
-  }
-
-  function drawTraining(spec, s, p, g) {
-    const L = p.left, R = p.right, x = L.tokens;
-    const lay = layout(g, [[72, 46, 280, 222], [452, 46, 288, 222]], 318);
-    const edge = C.ink;
-    const costs = panel({id: "rl-training-0", box: lay.boxes[0], xlog: true, ylog: true, xlim: L.xlim, ylim: L.ylim,
-                         xlabel: "pre-training tokens D_pre", ylabel: "cost (training-FLOP equivalents)",
-                         xfmt: pow10, yfmt: pow10,
-                         lines: [{x, y: L.pre, color: C.pre, width: 1.5}, {x, y: L.usage, color: C.usage, width: 1.5},
-                                 {x, y: L.total, color: C.total, width: 2}],
-                         points: [{x: L.chin[0], y: L.chin[1], shape: "triangle", color: C.pre, edge, r: 4.5},
-                                  {x: L.equal[0], y: L.equal[1], shape: "square", color: C.equal, edge, r: 4},
-                                  {x: L.best[0], y: L.best[1], color: C.opt, edge, r: 4.5}]});
-    const tx = R.traffic;
-    const factors = panel({id: "rl-training-1", box: lay.boxes[1], xlog: true, ylog: true, xlim: R.xlim, ylim: R.ylim,
-                           xlabel: "traffic per model (tokens/s)", ylabel: "over-training factor",
-                           lines: [{x: tx, y: R.heuristic, color: C.equal, width: 1.5},
-                                   {x: tx, y: R.rule, color: C.total, width: 1.5, dash: "1.5 2.5"},
-                                   {x: tx, y: R.optimum, color: C.opt, width: 2}],
-                           hlines: [{y: 1, color: C.grey, width: 0.8, dash: ""}],
-                           vlines: [{x: R.marker, color: C.grey}],
-                           texts: [{x: 1.3e6, y: 1, above: 3, text: "Chinchilla-optimal", color: C.grey, size: 11}],
-                           points: [{x: R.marker, y: R.dots[0], color: C.equal, edge, r: 4},
-                                    {x: R.marker, y: R.dots[1], color: C.opt, edge, r: 4}]});
-    return drawn(lay, p.title, costs + factors);
+    const one = (i) => {
+      const args = cols.map((c) => (isArr(c) ? c[i] : c));
+      let lo = Math.log(isArr(low) ? low[i] : low);
+      let hi = lo + Math.log(factor);
+      for (let j = 0; j < 64; j++) {
+        const mid = 0.5 * (lo + hi);
+        args[at] = Math.exp(mid);
+        if (eq.f.apply(null, args) < 0) lo = mid;
+        else hi = mid;
+      }
+      return Math.exp(0.5 * (lo + hi));
+    };
+    if (n < 0) return one(0);
+    const out = new Array(n);
+    for (let i = 0; i < n; i++) out[i] = one(i);
+    return out;
   }
 
   /* roofline.figures.serving._nice: the next 1, 2 or 5 times a power of ten at or above x */
@@ -853,6 +758,13 @@
         const a = term(t[1], cx), i = term(t[2], cx);
         return isArr(a) ? a[i < 0 ? a.length + i : i] : a;
       }
+      case "inf": return Infinity;
+      case "geomspace": return geomspace(term(t[1], cx), term(t[2], cx), t[3]);
+      case "solve": {
+        const v = Object.assign({}, cx.v);
+        for (const k in t[5]) v[k] = term(t[5][k], cx);
+        return solveFor(t[1], t[2], v, term(t[3], cx), term(t[4], cx));
+      }
       case "ladder_below": return ladderBelow(term(t[1], cx), term(t[2], cx));
       case "ladder_above": return ladderAbove(term(t[1], cx), term(t[2], cx));
       case "timeline": {
@@ -890,6 +802,7 @@
     let v = {};
     const [mc, hc, pc] = P.deployment, index = (c) => (c ? at(c) : 0);
     if (mc || hc || pc) v = deployment(D.deployments, index(mc), index(hc), index(pc));
+    (P.tables || []).forEach((t) => Object.assign(v, term(t, {spec: spec, s: s, v: v})));
     const cx = {spec: spec, s: s, v: v, values: {}, series: {}, drawn: []};
     for (const kw in P.keywords) v[kw] = typeof P.keywords[kw] === "string" ? s[P.keywords[kw]] : term(P.keywords[kw], cx);
     const ctx = P.keywords.len_ctx;
@@ -900,12 +813,14 @@
     }
     for (const name in P.values) cx.values[name] = term(P.values[name], cx);
     const panels = P.panels.map((panel) => {
-      const grid = panel.grid || [], x = panel.xscale === 1 ? grid : grid.map((g) => g * panel.xscale);
+      const grid = !panel.grid ? [] : typeof panel.grid[0] === "string" ? term(panel.grid, cx) : panel.grid;
+      const x = panel.xscale === 1 ? grid : grid.map((g) => g * panel.xscale);
       const x0 = x[0], x1 = x[x.length - 1];
       const pv = Object.assign({}, v);
       for (const kw in panel.keywords || {}) pv[kw] = term(panel.keywords[kw], cx);
       if (panel.x) pv[panel.x] = grid;  // (a panel of timelines has no axis of a keyword)
-      const px = Object.assign({}, cx, {v: pv, series: {}, drawn: []});
+      const px = Object.assign({}, cx, {v: pv, series: {}, drawn: [], values: Object.assign({}, cx.values)});
+      for (const name in panel.values || {}) px.values[name] = term(panel.values[name], px);
       const out = {x: x, series: px.series, xs: {}, lines: {}, spans: {}, marks: {}, points: {}};
       const lacking = new Set();  // the optional groups with a series that lacks a value here
       panel.series.forEach((sr) => {
@@ -1009,6 +924,7 @@
                      hlines: (pn.lines || []).map((l) => Object.assign({y: got.lines[l.name]}, style(l))),
                      vlines: (pn.marks || []).map((m) => Object.assign({x: got.marks[m.name]}, style(m))),
                      xticks: xticks, xfmt: xfmt, yticks: yticks, yfmt: yfmt,
+                     texts: (pn.texts || []).map((t) => Object.assign({}, t, {color: col(t.color)})),
                      note: lay.narrow ? null : p.notes[i], noteWidth: pn.note_width});
     });
     return drawn(lay, p.title, markup.join(""), p.notes.filter((n) => n));
@@ -1038,14 +954,6 @@
   const FIGURES = {
     pipeline: {compute: pipelineFigure, draw: drawPipeline,
                key: () => legend([["forward", C.fwd, {width: 8}], ["backward", C.bwd, {width: 8}], ["idle (bubble)", C.idle, {width: 8}]])},
-    training: {compute: trainingFigure, draw: drawTraining,
-               key: () => legend([["pre-training 6ND", C.pre], ["serving 2N D_inf/η", C.usage], ["total", C.total],
-                                  ["Chinchilla-optimal", C.pre, {line: false, marker: {shape: "triangle", color: C.pre, edge: C.ink}}],
-                                  ["equal costs (lecture)", C.equal, {line: false, marker: {shape: "square", color: C.equal, edge: C.ink}}],
-                                  ["minimum", C.opt, {line: false, marker: {color: C.opt, edge: C.ink}}],
-                                  ["equal costs, vs rule of 20", C.total, {dash: "1.5 2.5"}],
-                                  ["equal costs, vs the law", C.equal], ["minimum, vs the law", C.opt, {width: 2}],
-                                  ["traffic", C.grey, {dash: "2 2"}]])},
   };
 
   /* The static PNG this live figure redraws: the image in the output of the nearest code cell above the
