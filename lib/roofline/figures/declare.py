@@ -746,6 +746,8 @@ def solve(expression, keyword, low, factor, **at):
     >>> solve("training.OPTIMUM_CONDITION", "tokens_pre", 1e9, 1e30, usage_flops=0).as_json()[:4]
     ['solve', 'training.OPTIMUM_CONDITION', 'tokens_pre', 1000000000]
     """
+    if not isinstance(expression, str):
+        raise ValueError(f"expression must be an equation's name (str); got {_check.short(expression)}")
     eq_ = roofline_eq(expression)
     if keyword not in eq_.args:
         raise ValueError(f"keyword must be one of {expression}'s keywords {eq_.args}; got {_check.short(keyword)}")
