@@ -142,8 +142,9 @@ def expect_pipeline(s, p):
 
 
 def got_pipeline(p):
-    return {"ops": [(o["stage"], o["micro"], o["kind"], o["start"], o["end"]) for o in p["ops"]],
-            "idle": p["idle"], "bubble": p["bubble"]}
+    ops = p["panels"][0]["blocks"]["schedule"]
+    return {"ops": [(o["stage"], o["micro"], o["kind"], o["start"], o["end"]) for o in ops],
+            "idle": p["values"]["idle"], "bubble": p["values"]["bubble"]}
 
 
 def expect_memory(s, p):

@@ -8,8 +8,15 @@ library algorithm solves), its controls (:func:`select`, :func:`int_slider`, :fu
 :func:`float_slider`, :func:`selection_slider`, :func:`checkbox`; with :meth:`Control.unless` and
 :func:`inert_where`, the settings at which one cannot change the figure), a function that exports the data
 it needs from the library (:func:`deployments`, :func:`window_tables`, :func:`batch_axis`), and the
-chapter's static frame, ``live_frame(settings)``. A figure that is curves of equations against one keyword
-per panel is described whole by a :class:`Plot` (:func:`curves`).
+chapter's static frame, ``live_frame(settings)``. The figure itself is described whole by a :class:`Plot`
+(:func:`curves`): its panels (:class:`Panel`) of series (:class:`Series`, each a :class:`Term`: equations
+(:func:`eq`) with values put in place, the deployment's (:func:`value`), the controls' (:func:`setting`) and
+the data's (:func:`data`), combined with ``+ - * /``, comparisons, :func:`when`, :func:`minimum`,
+:func:`maximum`), horizontal lines (:class:`Line`), shaded spans (:class:`Span`), marks at a control's value
+(:class:`Mark`), points (:class:`Point`: the balance batch), bars (:class:`Blocks`: a schedule's), texts
+(:class:`Text`), limits (:func:`decades`, :func:`low`, :func:`high`), label templates with conditional pieces
+(``values``) and the key. Where a figure needs an algorithm rather than a formula, a Term names one of the page
+script's primitives: :func:`timeline` (:data:`TIMELINES`) and :func:`solve`, a root finder on a declared expression.
 
 :mod:`roofline.web` prints the declarations for the published page (their equations as JavaScript, their
 data as JSON) and :mod:`roofline.widget` puts them under ipywidgets controls in a notebook; this module
@@ -484,13 +491,14 @@ _OPS = {  # the operations of a Term, with how many arguments each takes (None: 
     "+": 2, "-": 2, "*": 2, "/": 2, ">=": 2, "<=": 2, ">": 2, "<": 2, "==": 2, "min": None, "max": None,
     "if": 3, "argmax": None, "finite": 1, "low": None, "high": None, "decade_below": 1, "decade_above": 1,
     "nice_above": 1, "item": 2, "ladder_below": 2, "ladder_above": 2, "solve": 5, "timeline": None,
-    "inf": 0, "geomspace": 3,
+    "inf": 0, "geomspace": 3, "in": None,
 }
 
 
 def _term(x, name="term"):
-    """``x`` as a Term's argument: a Term, a finite number, a bool or a str (text, filled as a label)."""
-    if isinstance(x, (Term, str, bool, np.bool_)):
+    """``x`` as a Term's argument: a Term, a finite number, a bool, a str (text, filled as a label) or None (no
+    value: a value the page shows as null)."""
+    if x is None or isinstance(x, (Term, str, bool, np.bool_)):
         return bool(x) if isinstance(x, np.bool_) else x
     return _compact(x, name)
 
@@ -591,13 +599,14 @@ def _equations(x):
 
 
 def _as_json(x):
-    """A declaration as the page reads it: a Term as [op, args...], a record as an object of its fields that are
-    set (not empty), tuples as arrays."""
+    """A declaration as the page reads it: a Term as [op, args...], a record as an object of its required fields
+    and those set (not empty), tuples as arrays."""
     if isinstance(x, Term):
         return x.as_json()
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
         return {f.name: _as_json(getattr(x, f.name)) for f in dataclasses.fields(x)
-                if getattr(x, f.name) not in ((), "", None, {}) or f.name in ("label", "y")}
+                if getattr(x, f.name) not in ((), "", None, {}) or (f.default is dataclasses.MISSING and
+                                                                 f.default_factory is dataclasses.MISSING)}
     if isinstance(x, dict):
         return {k: _as_json(v) for k, v in x.items()}
     if isinstance(x, (tuple, list)):
@@ -695,6 +704,11 @@ def argmax(**terms):
     return Term("argmax", tuple(x for k, v in terms.items() for x in (k, _term(v, k))))
 
 
+def one_of(term, *values):
+    """Whether ``term`` is one of ``values`` (numbers or text): ``one_of(setting("kind"), "gpipe", "1f1b")``."""
+    return Term("in", (_term(term, "term"), *(_term(v, "values") for v in values)))
+
+
 def finite(term):
     """Whether ``term`` is a finite number."""
     return Term("finite", (_term(term, "term"),))
@@ -728,7 +742,7 @@ def ladder_above(term, ladder):
 
 
 INFINITY = Term("inf", ())
-"""Infinity, as a Term: a model of unbounded size (``n_active``), where an equation takes its limit."""
+"""A model of unbounded size (``n_active``) as a Term, where an equation takes its limit."""
 
 
 def geomspace(low, high, n):
@@ -762,7 +776,7 @@ TIMELINES = {
     "activations": "the bytes one training step holds, step by step (roofline.figures.revnet.memory_timeline)",
     "schedule": "a pipeline schedule's operations (roofline.pipeline.schedule)",
 }
-"""The timelines the page's script builds (algorithms, not formulas), by name: :func:`timeline` refers to them."""
+"""The timelines the page's script builds, algorithms rather than formulas, by the name :func:`timeline` gives."""
 
 
 def timeline(kind, *args):
@@ -914,14 +928,37 @@ class Text:
 
 
 @dataclasses.dataclass(frozen=True)
+class Blocks:
+    """Bars on lanes: ``ops``, a Term of records {stage, kind, start, end} (a :func:`timeline` of a pipeline
+    schedule), each drawn on lane ``stage`` from ``start`` to ``end`` in the colour ``colors[kind]`` (a pair:
+    colour, label); every lane of ``lanes`` (a Term) first filled in ``background`` (colour, label) over the
+    axis. The lanes are the y axis' ticks, written by ``lane_label`` ("rack {}"), at most a dozen."""
+
+    name: str
+    ops: Term
+    lanes: Term | float
+    colors: dict
+    background: tuple = ()
+    lane_label: str = "{}"
+
+    def __post_init__(self):
+        _check.record(self)
+        if not all(isinstance(v, tuple) and len(v) == 2 for v in self.colors.values()):
+            raise ValueError(f"Blocks: colors must map each kind to (colour, label); got {_check.short(self.colors)}")
+
+
+@dataclasses.dataclass(frozen=True)
 class Ticks:
     """An axis' ticks: ``fmt`` "" (counts, never "0" on a log axis), "plain" (the number), "pow10" (10 to the
     exponent) or "125" (a log axis' powers of ten, or where fewer than two show, 1, 2 and 5 times them, as
-    counts); about ``n`` of them on a linear axis (``inside``: between the data's ends)."""
+    counts); about ``n`` of them on a linear axis (``narrow`` on a phone, if set; ``inside``: between the data's
+    ends; ``whole``: whole numbers only)."""
 
     fmt: str = ""
     n: int = 5
     inside: bool = False
+    narrow: int = 0
+    whole: bool = False
 
     def __post_init__(self):
         _check.record(self)
@@ -934,6 +971,7 @@ class Panel:
     ``keywords``: keyword -> Term, values this panel alone sets (a fresh prompt's ``batch`` of 1).
     ``grid`` may be a Term (:func:`geomspace` of the figure's values). ``values``: name -> Term, arrays over the
     panel's x that its series, points and limits :func:`ref`. ``texts``: :class:`Text` annotations.
+    ``blocks``: :class:`Blocks`, bars on lanes (a schedule's timeline).
     ``xscale``: the axis shows ``grid`` times it (contexts in thousands of tokens); the x of lines, spans,
     marks and points is in the axis' units.
     ``xlim`` and ``ylim``: pairs of Terms (:func:`decades`, :func:`low`, :func:`high`); by default the grid's
@@ -962,11 +1000,12 @@ class Panel:
     xscale: float = 1.0
     values: dict = dataclasses.field(default_factory=dict)
     texts: tuple = ()
+    blocks: tuple = ()
 
     def __post_init__(self):
         _check.record(self)
         for field, cls in (("series", Series), ("lines", Line), ("spans", Span), ("marks", Mark),
-                           ("points", Point), ("texts", Text)):
+                           ("points", Point), ("texts", Text), ("blocks", Blocks)):
             if not all(isinstance(x, cls) for x in getattr(self, field)):
                 raise ValueError(f"Panel: {field} must be {cls.__name__}s; got {_check.short(getattr(self, field))}")
         for field in ("xlim", "ylim"):
@@ -975,7 +1014,8 @@ class Panel:
                 raise ValueError(f"Panel: {field} must be a pair of Terms; got {_check.short(lim)}")
 
     def names(self):
-        return [x.name for group in (self.series, self.lines, self.spans, self.marks, self.points) for x in group]
+        return [x.name for group in (self.series, self.lines, self.spans, self.marks, self.points, self.blocks)
+                for x in group]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -2,7 +2,11 @@
  *
  * Every number plotted comes from window.RooflineGenerated (roofline-generated.js, written by
  * roofline.web from the library's sympy expressions and registry): this file only picks values by
- * the controls, calls the generated equations and draws. It types no formula of the lecture's.
+ * the controls, calls the generated equations and draws. It types no formula of the lecture's, and
+ * holds no chapter's code: each figure is its declaration (roofline.figures.declare.Plot, in the
+ * chapter's figure module), drawn by one renderer (computePlot, drawPlot, plotKey); the algorithms a
+ * declaration may name (a timeline: a pipeline schedule, a training step's memory; solveFor, a root
+ * finder) are generic primitives here.
  * A placeholder <div class="roofline-live" data-figure="KEY"> in a chapter becomes figure KEY.
  *
  * For tests and the curious, window.rooflineLive[KEY] holds the figure's state (the controls'
@@ -56,22 +60,6 @@
     const eq = GEN.equations[id];
     if (!eq) throw new Error("roofline-live: no generated equation " + id);
     return eq;
-  }
-
-  /* The equation at `values` (keyword -> number); `key` over the array `xs` if given. */
-  function evaluate(id, values, key, xs) {
-    const eq = equation(id);
-    const args = eq.args.map(function (a) {
-      const v = values[a];
-      if (a !== key && (v === undefined || v === null)) throw new Error(id + " needs " + a);
-      return v;
-    });
-    if (key === undefined) return eq.f.apply(null, args);
-    const at = eq.args.indexOf(key);
-    return xs.map(function (x) {
-      if (at >= 0) args[at] = x;
-      return eq.f.apply(null, args);
-    });
   }
 
   /* A deployment's values by keyword, from the factored table roofline.figures.declare.deployments wrote. */
@@ -150,7 +138,6 @@
     return `${m}e-${String(-e).padStart(2, "0")}`;
   }
   const pow10 = (t) => `10<tspan dy="-6" font-size="10">${Math.round(Math.log10(t))}</tspan>`;  // tick label
-  const pct = (x, d) => (100 * x).toFixed(d) + "%";
   const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
   // -- a small SVG plotter ---------------------------------------------------------------------
@@ -448,8 +435,52 @@
     return {svg: top + markup, width: lay.width, height: lay.height, caption: caption};
   }
 
-  // -- chapter 3: pipeline timelines ---------------------------------------------------------
-  /* The timeline of a schedule, as roofline.pipeline.schedule builds it: each stage runs its
+  /* numpy.geomspace(lo, hi, n): 10 to the evenly spaced exponents, the ends exact */
+  function geomspace(lo, hi, n) {
+    const a = Math.log10(lo), step = (Math.log10(hi) - a) / (n - 1), out = [];
+    for (let i = 0; i < n; i++) out.push(Math.pow(10, i * step + a));
+    out[0] = lo;
+    out[n - 1] = hi;
+    return out;
+  }
+
+  /* roofline.training.optimal_for_loss's bisection, for any declared expression that rises with `key`: the value
+   * of `key` where equation `id` at the values `v` is zero, by 64 halvings of the bracket from `low` up `factor`,
+   * in log; elementwise where a value (or `low`) is an array. A root finder, not a formula. */
+  function solveFor(id, key, v, low, factor) {
+    const eq = equation(id), at = eq.args.indexOf(key);
+    let n = isArr(low) ? low.length : -1;
+    const cols = eq.args.map((a) => {
+      if (a === key) return 0;
+      if (v[a] === undefined || v[a] === null) throw new Missing(`${id} needs ${a}`);
+      if (isArr(v[a])) n = v[a].length;
+      return v[a];
+    });
+    const one = (i) => {
+      const args = cols.map((c) => (isArr(c) ? c[i] : c));
+      let lo = Math.log(isArr(low) ? low[i] : low);
+      let hi = lo + Math.log(factor);
+      for (let j = 0; j < 64; j++) {
+        const mid = 0.5 * (lo + hi);
+        args[at] = Math.exp(mid);
+        if (eq.f.apply(null, args) < 0) lo = mid;
+        else hi = mid;
+      }
+      return Math.exp(0.5 * (lo + hi));
+    };
+    if (n < 0) return one(0);
+    const out = new Array(n);
+    for (let i = 0; i < n; i++) out[i] = one(i);
+    return out;
+  }
+
+  /* roofline.figures.serving._nice: the next 1, 2 or 5 times a power of ten at or above x */
+  function niceAbove(x) {
+    const e = Math.pow(10, Math.floor(Math.log10(x)));
+    return [1, 2, 5, 10].map((m) => m * e).find((y) => y >= x);
+  }
+
+  /* The timeline "schedule" (roofline.figures.declare.TIMELINES): a schedule's, as roofline.pipeline.schedule builds it: each stage runs its
    * operations in the schedule's order, each as soon as the stage is free and its inputs are done.
    * (An algorithm, not a formula; the browser test checks it against the library's, block by block.) */
   function schedule(P, M, kind, f, b) {
@@ -496,81 +527,16 @@
     return ops;
   }
 
-  function pipelineFigure(spec, s) {
-    const D = spec.data;
-    const ops = schedule(s.stages, s.micro, s.kind, D.fwd, D.bwd);
-    const span = Math.max(...ops.map((o) => o.end)) - Math.min(...ops.map((o) => o.start));
+  /* A schedule's operations ("ops"), the share of its stages' time they idle ("idle", roofline.pipeline.idle_fraction)
+   * or its end ("end") */
+  function scheduleTimeline(P, M, kind, f, b, part) {
+    const ops = schedule(P, M, kind, f, b);
+    const end = Math.max(...ops.map((o) => o.end));
+    if (part === "ops") return ops;
+    if (part === "end") return end;
+    const span = end - Math.min(...ops.map((o) => o.start));
     const busy = ops.reduce((a, o) => a + (o.end - o.start), 0);
-    const idle = 1 - busy / (new Set(ops.map((o) => o.stage)).size * span);
-    const out = {ops: ops, idle: idle, bubble: null};
-    let note = "";
-    if (D.with_formula.indexOf(s.kind) >= 0) {
-      out.bubble = evaluate("pipeline.bubble_fraction", {n_stages: s.stages, n_micro: s.micro});
-      note = `; (P - 1)/(m + P - 1) = ${pct(out.bubble, 1)}`;
-    }
-    out.label = `${s.kind}: P = ${s.stages} stages, m = ${s.micro} micro-batches; idle ${pct(idle, 1)}${note}`;
-    return out;
-  }
-
-  function drawPipeline(spec, s, p, g) {
-    const P = s.stages, span = Math.max(...p.ops.map((o) => o.end));
-    const rects = [];
-    for (let st = 0; st < P; st++) rects.push({x0: 0, x1: span, y0: st - 0.4, y1: st + 0.4, color: C.idle});
-    p.ops.forEach((o) => rects.push({x0: o.start, x1: o.end, y0: o.stage - 0.4, y1: o.stage + 0.4,
-                                     color: o.kind === "F" ? C.fwd : C.bwd, edge: C.paper}));
-    const yticks = [];
-    const every = Math.max(1, Math.ceil(P / 12));
-    for (let st = 0; st < P; st += every) yticks.push({v: st, label: `rack ${st}`});
-    const lay = layout(g, [[84, 26, 610, 230]], 300);
-    return drawn(lay, p.label,
-      panel({id: "rl-pipeline", box: lay.boxes[0], xlim: [0, span], ylim: [-0.6, P - 0.4], rects, yticks,
-             xticks: niceTicks(0, span, lay.narrow ? 5 : 8).filter((t) => Number.isInteger(t)).map((t) => ({v: t, label: String(t)})),
-             xlabel: "time (forward passes)", ylabel: ""}));
-  }
-
-  /* numpy.geomspace(lo, hi, n): 10 to the evenly spaced exponents, the ends exact */
-  function geomspace(lo, hi, n) {
-    const a = Math.log10(lo), step = (Math.log10(hi) - a) / (n - 1), out = [];
-    for (let i = 0; i < n; i++) out.push(Math.pow(10, i * step + a));
-    out[0] = lo;
-    out[n - 1] = hi;
-    return out;
-  }
-
-  /* roofline.training.optimal_for_loss's bisection, for any declared expression that rises with `key`: the value
-   * of `key` where equation `id` at the values `v` is zero, by 64 halvings of the bracket from `low` up `factor`,
-   * in log; elementwise where a value (or `low`) is an array. A root finder, not a formula. */
-  function solveFor(id, key, v, low, factor) {
-    const eq = equation(id), at = eq.args.indexOf(key);
-    let n = isArr(low) ? low.length : -1;
-    const cols = eq.args.map((a) => {
-      if (a === key) return 0;
-      if (v[a] === undefined || v[a] === null) throw new Missing(`${id} needs ${a}`);
-      if (isArr(v[a])) n = v[a].length;
-      return v[a];
-    });
-    const one = (i) => {
-      const args = cols.map((c) => (isArr(c) ? c[i] : c));
-      let lo = Math.log(isArr(low) ? low[i] : low);
-      let hi = lo + Math.log(factor);
-      for (let j = 0; j < 64; j++) {
-        const mid = 0.5 * (lo + hi);
-        args[at] = Math.exp(mid);
-        if (eq.f.apply(null, args) < 0) lo = mid;
-        else hi = mid;
-      }
-      return Math.exp(0.5 * (lo + hi));
-    };
-    if (n < 0) return one(0);
-    const out = new Array(n);
-    for (let i = 0; i < n; i++) out[i] = one(i);
-    return out;
-  }
-
-  /* roofline.figures.serving._nice: the next 1, 2 or 5 times a power of ten at or above x */
-  function niceAbove(x) {
-    const e = Math.pow(10, Math.floor(Math.log10(x)));
-    return [1, 2, 5, 10].map((m) => m * e).find((y) => y >= x);
+    return 1 - busy / (new Set(ops.map((o) => o.stage)).size * span);
   }
 
   /* The timelines of roofline.figures.declare.TIMELINES: algorithms, not formulas, that a declaration names.
@@ -746,6 +712,10 @@
         return best;
       }
       case "finite": return isFinite(term(t[1], cx));
+      case "in": {
+        const x = term(t[1], cx);
+        return t.slice(2).some((v) => term(v, cx) === x);
+      }
       case "low": case "high": {
         const [lo, hi] = extent(t.length > 1 ? t.slice(1).map((n) => (typeof n === "string" ? cx.series[n] : term(n, cx)))
                                               : cx.drawn);
@@ -770,6 +740,7 @@
       case "timeline": {
         const args = t.slice(2).map((x) => term(x, cx));
         if (t[1] === "activations") return activationTimeline(cx, ...args);
+        if (t[1] === "schedule") return scheduleTimeline(...args);
         throw new Error("roofline-live: no timeline " + t[1]);
       }
       case "min": case "max": return t.slice(1).map((x) => term(x, cx)).reduce(BINARY[op]);
@@ -821,7 +792,7 @@
       if (panel.x) pv[panel.x] = grid;  // (a panel of timelines has no axis of a keyword)
       const px = Object.assign({}, cx, {v: pv, series: {}, drawn: [], values: Object.assign({}, cx.values)});
       for (const name in panel.values || {}) px.values[name] = term(panel.values[name], px);
-      const out = {x: x, series: px.series, xs: {}, lines: {}, spans: {}, marks: {}, points: {}};
+      const out = {x: x, series: px.series, xs: {}, lines: {}, spans: {}, marks: {}, points: {}, blocks: {}, lanes: {}};
       const lacking = new Set();  // the optional groups with a series that lacks a value here
       panel.series.forEach((sr) => {
         let y = null;
@@ -860,6 +831,7 @@
         }
         out.points[pt.name] = y === null ? null : [px0, y];
       });
+      (panel.blocks || []).forEach((bl) => { out.blocks[bl.name] = term(bl.ops, px); out.lanes[bl.name] = term(bl.lanes, px); });
       out.xlim = panel.xlim ? panel.xlim.map((t) => term(t, px)) : [x0, x1];
       const [lo, hi] = extent(px.drawn);
       out.ylim = panel.ylim ? panel.ylim.map((t) => term(t, px))
@@ -879,13 +851,14 @@
   }
 
   /* An axis' ticks as declared (roofline.figures.declare.Ticks): [ticks or undefined (the plotter's), format] */
-  function declaredTicks(t, lim, data) {
+  function declaredTicks(t, lim, data, narrow) {
     if (!t) return [undefined, undefined];
     if (t.fmt === "pow10") return [undefined, pow10];
     if (t.fmt === "125") return [logTicks(lim[0], lim[1]).map((v) => ({v: v, label: tickValue(v)})), undefined];
     if (t.fmt === "plain") {
       const [a, b] = t.inside ? [data[0], data[data.length - 1]] : lim;
-      return [niceTicks(a, b, t.n).filter((v) => v >= a).map((v) => ({v: v, label: String(+v.toPrecision(6))})), undefined];
+      return [niceTicks(a, b, narrow && t.narrow ? t.narrow : t.n).filter((v) => v >= a && (!t.whole || Number.isInteger(v)))
+        .map((v) => ({v: v, label: String(+v.toPrecision(6))})), undefined];
     }
     return [undefined, undefined];
   }
@@ -916,10 +889,19 @@
         const at = got.points[pt.name];
         if (at) points.push({x: at[0], y: at[1], r: pt.r, color: col(pt.color), shape: pt.shape, edge: pt.edge ? col(pt.edge) : null});
       });
-      const [xticks, xfmt] = declaredTicks(pn.xticks, got.xlim, x);
-      const [yticks, yfmt] = declaredTicks(pn.yticks, got.ylim, got.ylim);
+      const [xticks, xfmt] = declaredTicks(pn.xticks, got.xlim, x, lay.narrow);
+      let [yticks, yfmt] = declaredTicks(pn.yticks, got.ylim, got.ylim, lay.narrow);
+      const rects = [];
+      (pn.blocks || []).forEach((bl) => {  // each lane's background over the axis, then the bars, and the lanes as ticks
+        const n = got.lanes[bl.name], every = Math.max(1, Math.ceil(n / 12));
+        if (bl.background) for (let st = 0; st < n; st++) rects.push({x0: got.xlim[0], x1: got.xlim[1], y0: st - 0.4, y1: st + 0.4, color: col(bl.background[0])});
+        got.blocks[bl.name].forEach((o) => rects.push({x0: o.start, x1: o.end, y0: o.stage - 0.4, y1: o.stage + 0.4,
+                                                       color: col(bl.colors[o.kind][0]), edge: C.paper}));
+        yticks = [];
+        for (let st = 0; st < n; st += every) yticks.push({v: st, label: bl.lane_label.replace("{}", st)});
+      });
       return panel({id: `rl-${key}-${i}`, box: lay.boxes[i], xlog: pn.xlog, ylog: pn.ylog, xlim: got.xlim,
-                     ylim: got.ylim, xlabel: pn.xlabel, ylabel: pn.ylabel, lines: lines, points: points,
+                     ylim: got.ylim, xlabel: pn.xlabel, ylabel: pn.ylabel, lines: lines, points: points, rects: rects,
                      spans: (pn.spans || []).map((sp) => ({x0: got.spans[sp.name][0], x1: got.spans[sp.name][1], color: col(sp.style.color)})),
                      hlines: (pn.lines || []).map((l) => Object.assign({y: got.lines[l.name]}, style(l))),
                      vlines: (pn.marks || []).map((m) => Object.assign({x: got.marks[m.name]}, style(m))),
@@ -944,18 +926,17 @@
       (panel.lines || []).forEach((l) => add(l, [col(l.style.color), line(l.style)]));
       (panel.spans || []).forEach((sp) => add(sp, [col(sp.style.color), {width: sp.style.width}]));
       (panel.marks || []).forEach((m) => add(m, [col(m.style.color), line(m.style)]));
+      (panel.blocks || []).forEach((bl) => {
+        Object.keys(bl.colors).forEach((k) => add({name: `${bl.name}.${k}`, label: bl.colors[k][1]}, [col(bl.colors[k][0]), {width: 8}]));
+        if (bl.background) add({name: `${bl.name}.background`, label: bl.background[1]}, [col(bl.background[0]), {width: 8}]);
+      });
       (panel.points || []).forEach((pt) => add(pt, [col(pt.color), {line: false, marker: {shape: pt.shape, color: col(pt.color),
                                                                                           edge: pt.edge ? col(pt.edge) : null}}]));
     });
     return legend((P.legend && P.legend.length ? P.legend : order).map((n) => items[n]));
   }
 
-  // -- the figures -----------------------------------------------------------------------------
-  const FIGURES = {
-    pipeline: {compute: pipelineFigure, draw: drawPipeline,
-               key: () => legend([["forward", C.fwd, {width: 8}], ["backward", C.bwd, {width: 8}], ["idle (bubble)", C.idle, {width: 8}]])},
-  };
-
+  // -- the page ---------------------------------------------------------------------------------
   /* The static PNG this live figure redraws: the image in the output of the nearest code cell above the
    * placeholder, in the same section with only text between, if it shows one image (a cell of several frames is
    * a comparison and stays; text it prints stays). Hidden (a class) once the live figure is drawn; without
@@ -1008,7 +989,7 @@
     const embedded = !!(options && options.embedded);
     const key = root.dataset.figure, spec = GEN.figures[key];
     const fig = spec && spec.plot ? {compute: computePlot, key: () => plotKey(spec),
-                                      draw: (sp, st, p, geo) => drawPlot(key, sp, st, p, geo)} : FIGURES[key];
+                                      draw: (sp, st, p, geo) => drawPlot(key, sp, st, p, geo)} : null;
     if (!spec || !fig) {
       root.textContent = `(no live figure named ${key})`;
       return;
@@ -1154,7 +1135,7 @@
     });
   }
 
-  LIVE._internals = {evaluate: evaluate, schedule: schedule, deployment: deployment, figures: FIGURES, count: count,
+  LIVE._internals = {equationAt: equationAt, schedule: schedule, deployment: deployment, count: count,
                      computePlot: computePlot, drawPlot: drawPlot, plotKey: plotKey,
                      tickValue: tickValue, csvOf: csvOf};
   /* A figure mounted by a caller, not found on the page: roofline.widget's view in a notebook. */
