@@ -773,15 +773,18 @@ def solve(expression, keyword, low, factor, **at):
 
 
 TIMELINES = {
-    "activations": "the bytes one training step holds, step by step (roofline.figures.revnet.memory_timeline)",
-    "schedule": "a pipeline schedule's operations (roofline.pipeline.schedule)",
+    "activations": "the bytes one training step holds, step by step (roofline.figures.revnet.memory_timeline); "
+                   "args: kind, held equation, layer equation, backward, part ('t' or 'held')",
+    "schedule": "a pipeline schedule's operations (roofline.pipeline.schedule); args: stages, micro-batches, "
+                "kind, forward, backward, part ('ops', 'end' or 'idle': roofline.pipeline.idle_fraction)",
 }
 """The timelines the page's script builds, algorithms rather than formulas, by the name :func:`timeline` gives."""
 
 
 def timeline(kind, *args):
-    """A timeline of the page's script (:data:`TIMELINES`) with ``args`` (names of equations, Terms, numbers):
-    ``timeline("activations", "stored", held, layer, backward, "t")``, the times of the stored step's points."""
+    """A timeline of the page's script (:data:`TIMELINES`) with ``args`` (names of equations, Terms, numbers), the
+    last the part of it wanted: ``timeline("activations", "stored", held, layer, backward, "t")``, the times of
+    the stored step's points. The script builds each once a redraw."""
     if kind not in TIMELINES:
         raise ValueError(f"kind must be one of {sorted(TIMELINES)}; got {_check.short(kind)}")
     return Term("timeline", (kind, *(_term(a, "args") for a in args)))

@@ -527,24 +527,22 @@
     return ops;
   }
 
-  /* A schedule's operations ("ops"), the share of its stages' time they idle ("idle", roofline.pipeline.idle_fraction)
-   * or its end ("end") */
-  function scheduleTimeline(P, M, kind, f, b, part) {
+  /* A schedule's operations (ops), the share of its stages' time they idle (idle, roofline.pipeline.idle_fraction) and
+   * its end */
+  function scheduleTimeline(P, M, kind, f, b) {
     const ops = schedule(P, M, kind, f, b);
     const end = Math.max(...ops.map((o) => o.end));
-    if (part === "ops") return ops;
-    if (part === "end") return end;
     const span = end - Math.min(...ops.map((o) => o.start));
     const busy = ops.reduce((a, o) => a + (o.end - o.start), 0);
-    return 1 - busy / (new Set(ops.map((o) => o.stage)).size * span);
+    return {ops: ops, end: end, idle: 1 - busy / (new Set(ops.map((o) => o.stage)).size * span)};
   }
 
   /* The timelines of roofline.figures.declare.TIMELINES: algorithms, not formulas, that a declaration names.
    * "activations" (roofline.figures.revnet.memory_timeline): the bytes held over one training step of the layers
    * of cx.v, as step points (t, bytes), time in forward passes of one layer, a layer's backward `backward` of them;
    * each held value the equation `held` at the layers held so far; in the forward pass of the recomputing kinds,
-   * less the one layer they rebuild in the backward (the equation `layer`). Returns the times ("t") or the bytes. */
-  function activationTimeline(cx, kind, held, layerEq, bwd, part) {
+   * less the one layer they rebuild in the backward (the equation `layer`). Returns {t: times, held: bytes}. */
+  function activationTimeline(cx, kind, held, layerEq, bwd) {
     const L = cx.v.n_layers, t = [0], bytes = [0];
     const step = (duration, value) => { t.push(t[t.length - 1] + duration); bytes.push(value); };
     const kept = (n) => equationAt(held, Object.assign({}, cx.v, {n_layers: n}));
@@ -569,7 +567,7 @@
       }
       step(0, streams);
     }
-    return part === "t" ? t : bytes;
+    return {t: t, held: bytes};
   }
 
   /* The ladder's step (ladder: multipliers of a power of ten) at or below x; at or above it (10 among them) */
@@ -737,11 +735,17 @@
       }
       case "ladder_below": return ladderBelow(term(t[1], cx), term(t[2], cx));
       case "ladder_above": return ladderAbove(term(t[1], cx), term(t[2], cx));
-      case "timeline": {
-        const args = t.slice(2).map((x) => term(x, cx));
-        if (t[1] === "activations") return activationTimeline(cx, ...args);
-        if (t[1] === "schedule") return scheduleTimeline(...args);
-        throw new Error("roofline-live: no timeline " + t[1]);
+      case "timeline": {  // built once a redraw for its arguments (and the values of the equations it names)
+        const args = t.slice(2).map((x) => term(x, cx)), part = args.pop();
+        const used = args.filter((a) => typeof a === "string" && GEN.equations[a])
+          .map((id) => equation(id).args.map((a) => cx.v[a]));
+        const key = JSON.stringify([t[1], args, used]);
+        if (!cx.memo.has(key)) {
+          if (t[1] === "activations") cx.memo.set(key, activationTimeline(cx, ...args));
+          else if (t[1] === "schedule") cx.memo.set(key, scheduleTimeline(...args));
+          else throw new Error("roofline-live: no timeline " + t[1]);
+        }
+        return cx.memo.get(key)[part];
       }
       case "min": case "max": return t.slice(1).map((x) => term(x, cx)).reduce(BINARY[op]);
       default:
@@ -774,7 +778,7 @@
     const [mc, hc, pc] = P.deployment, index = (c) => (c ? at(c) : 0);
     if (mc || hc || pc) v = deployment(D.deployments, index(mc), index(hc), index(pc));
     (P.tables || []).forEach((t) => Object.assign(v, term(t, {spec: spec, s: s, v: v})));
-    const cx = {spec: spec, s: s, v: v, values: {}, series: {}, drawn: []};
+    const cx = {spec: spec, s: s, v: v, values: {}, series: {}, drawn: [], memo: new Map()};
     for (const kw in P.keywords) v[kw] = typeof P.keywords[kw] === "string" ? s[P.keywords[kw]] : term(P.keywords[kw], cx);
     const ctx = P.keywords.len_ctx;
     if (mc && typeof ctx === "string" && D.windows) atContext(v, D.windows, s[mc], at(ctx));
