@@ -308,6 +308,31 @@ def test_page_counts_as_the_library_does(tmp_path):
             assert page == f"{float(f'{v:.3g}'):g}", f"tick {v}: {page}"
 
 
+def test_the_pages_script_holds_no_chapters_code():
+    """Every live figure is its declaration (a Plot), drawn by the script's one renderer: the script names no
+    registered equation and keeps no table of figures; each figure's plot names only controls it has, the
+    equations it evaluates are the plot's, and its key only elements a panel draws."""
+    from roofline import equations
+    from roofline.figures import declare
+
+    script = LIVE_JS.read_text()
+    assert not [name for name in equations.REGISTRY if name in script]
+    assert "FIGURES" not in script
+    for live in web.LIVE.values():
+        assert isinstance(live.plot, declare.Plot), live.key
+        assert live.equations == live.plot.equations()
+    with pytest.raises(ValueError, match="legend names"):
+        declare.Plot(panels=(), keywords={}, legend=("nothing",))
+    with pytest.raises(ValueError, match="op must be one of"):
+        declare.Term("sqrt", (1,))
+    with pytest.raises(ValueError, match="takes 2 arguments"):
+        declare.Term("+", (1,))
+    with pytest.raises(ValueError, match="kind must be one of"):
+        declare.timeline("gantt", 1)
+    term = declare.when(declare.setting("batch") <= declare.ref("wall"), "fits", None) * 2
+    assert term.as_json() == ["*", ["if", ["<=", ["setting", "batch"], ["ref", "wall"]], "fits", None], 2]
+
+
 def test_inert_rules_hold_exactly_where_their_test_does():
     """inert_where's compact alternatives (a whole value of one control, then single settings) cover exactly the
     settings its test finds, on random tables; and chapter 2's layout is disabled in one rack and enabled in two."""

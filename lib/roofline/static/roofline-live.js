@@ -919,7 +919,8 @@
   /* The key, from the declaration: its `legend` names in order (or every labelled element) */
   function plotKey(spec) {
     const P = spec.plot, items = {}, order = [], col = (name) => color(spec, name);
-    const line = (st) => ({width: Math.max(2, st.width), dash: st.dash || null, opacity: st.opacity || null});
+    // a key's line at least 2 px wide, opaque where the plot's is nearly so
+    const line = (st) => ({width: Math.max(2, st.width), dash: st.dash || null, opacity: st.opacity < 0.8 ? st.opacity || null : null});
     const add = (o, item) => {
       if (!o.label || o.name in items) return;
       items[o.name] = [o.label].concat(item);
