@@ -274,3 +274,22 @@ def test_glue_sends_what_myst_nb_sends(monkeypatch, value, display):
     assert roofline.notebook.GLUE_PREFIX == mystglue.GLUE_PREFIX
     with pytest.raises(ValueError, match="name"):
         roofline.notebook.glue("", value)
+
+
+def test_glue_in_a_kernel_keeps_the_order_of_printed_text_and_displays():
+    """In a kernel, glue flushes only a stream with text waiting (roofline.notebook._flush_only_pending): printed
+    lines and displays still reach the notebook in the order the cell made them."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    source = ("from roofline.notebook import glue, keep\n"
+              "print('a')\nglue('x', 1.5, display=False)\nkeep('y', 2.5, '.1f')\n"
+              "import sys; print('err', file=sys.stderr)\nglue('z', 'shown')\nprint('b')")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for _ in range(2)])
+    NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    for cell in nb.cells:  # the first glue installs the lighter flush; the second cell runs under it
+        got = [(o.output_type, o.get("name") or next(iter(o.get("metadata", {}).get("scrapbook", {}).values())),
+                o.get("text")) for o in cell.outputs]
+        assert got == [("stream", "stdout", "a\n"), ("display_data", "x", None), ("display_data", "y", None),
+                       ("stream", "stdout", "y = 2.5\n"), ("stream", "stderr", "err\n"), ("display_data", "z", None),
+                       ("stream", "stdout", "b\n")], got

@@ -190,7 +190,9 @@ def test_serving_offers_the_priced_chips_and_the_figures_axes():
     live = web.LIVE["serving"]
     assert live.control("chip").options == tuple(h for h in hardware.names() if hardware.get(h).price_usd_per_hour)
     data = live.data(live)
-    assert (data["contexts"], data["pass_lengths"]) == (list(fig_serving.CONTEXTS), list(fig_serving.PASS_LENGTHS))
+    contexts, passes = (panel.grid for panel in live.plot.panels)  # the axes, in the figure's declaration
+    np.testing.assert_array_equal(contexts, np.linspace(*fig_serving.CONTEXTS))
+    np.testing.assert_array_equal(passes, np.geomspace(*fig_serving.PASS_LENGTHS))
     assert (data["step_tokens"], data["premium"]) == (200e3, 0.5)
     d = deploy("DeepSeek (lecture)", "GB200", "fp4")
     k = live.control("kv").value
@@ -202,17 +204,20 @@ def test_serving_offers_the_priced_chips_and_the_figures_axes():
 
 
 def test_revnet_draws_what_the_timeline_figure_draws():
-    """Chapter 7's equations are the variants TimelineFigure draws (FlashAttention, no dropout)."""
+    """Chapter 7's equations are the variants TimelineFigure draws (FlashAttention, no dropout), its timelines the
+    three kinds' with a backward layer two forward ones, its heads those of 128 dimensions."""
     from roofline import revnet
     from roofline.figures import revnet as fig_revnet
 
-    data = web.LIVE["revnet"].data(web.LIVE["revnet"])
+    live = web.LIVE["revnet"]
     want = revnet.layer_activation_bytes.under(scores="flash", dropout="off").options
-    assert web.roofline_eq(data["layer"]).options == want
-    assert list(data["held"]) == list(fig_revnet.KINDS)
-    for kind, name in data["held"].items():
-        assert web.roofline_eq(name).options == dict(want, activations=kind)
-    assert data["backward"] == 2.0
+    names = {web.equation_id(web.roofline_eq(n)) for n in live.equations}
+    assert names == {web.equation_id(revnet.layer_activation_bytes.under(**want))} | {
+        web.equation_id(revnet.training_activation_bytes.under(**dict(want, activations=k))) for k in fig_revnet.KINDS}
+    timelines = [s.y.args[0].as_json() for s in live.plot.panels[0].series]  # each series: a timeline / GB
+    assert [t[2] for t in timelines] == list(fig_revnet.KINDS) and {t[5] for t in timelines} == {2.0}
+    assert all(web.roofline_eq(t[3]).options == dict(want, activations=t[2]) for t in timelines)
+    assert live.data(live)["heads"] == [w // 128 for w in live.control("d_model").grid]
 
 
 def test_prefill_offers_chapter_8s_models_and_a_fresh_prompts_values():
@@ -227,9 +232,10 @@ def test_prefill_offers_chapter_8s_models_and_a_fresh_prompts_values():
     assert live.control("model").options == tuple(names) == web.PREFILL_MODELS
     assert live.control("chip").options == fig_prefill.chips() == tuple(h for h in hardware.names() if h != "Rubin")
     data = live.data(live)
-    np.testing.assert_array_equal(data["prompts"], np.geomspace(*fig_prefill.PROMPTS))
-    np.testing.assert_array_equal(data["batch"], np.geomspace(*fig_prefill.BATCHES))
-    grids = {"panel": np.array(data["prompts"]), "control": np.array(live.control("prompt").grid)}
+    prompts, batch = (panel.grid for panel in live.plot.panels)  # the axes, in the figure's declaration
+    np.testing.assert_array_equal(prompts, np.geomspace(*fig_prefill.PROMPTS))
+    np.testing.assert_array_equal(batch, np.geomspace(*fig_prefill.BATCHES))
+    grids = {"panel": np.array(prompts), "control": np.array(live.control("prompt").grid)}
     for m in names:
         d = deploy(m, "GB200", "fp4")
         assert data["prompt"][m]["latent_flops"] == prefill.prefill_latent_flops(d.model)
@@ -300,6 +306,31 @@ def test_page_counts_as_the_library_does(tmp_path):
         assert float(number) > 0 or v == 0, f"tick {v}: {page}"
         if 0 < v < 1:
             assert page == f"{float(f'{v:.3g}'):g}", f"tick {v}: {page}"
+
+
+def test_the_pages_script_holds_no_chapters_code():
+    """Every live figure is its declaration (a Plot), drawn by the script's one renderer: the script names no
+    registered equation and keeps no table of figures; each figure's plot names only controls it has, the
+    equations it evaluates are the plot's, and its key only elements a panel draws."""
+    from roofline import equations
+    from roofline.figures import declare
+
+    script = LIVE_JS.read_text()
+    assert not [name for name in equations.REGISTRY if name in script]
+    assert "FIGURES" not in script
+    for live in web.LIVE.values():
+        assert isinstance(live.plot, declare.Plot), live.key
+        assert live.equations == live.plot.equations()
+    with pytest.raises(ValueError, match="legend names"):
+        declare.Plot(panels=(), keywords={}, legend=("nothing",))
+    with pytest.raises(ValueError, match="op must be one of"):
+        declare.Term("sqrt", (1,))
+    with pytest.raises(ValueError, match="takes 2 arguments"):
+        declare.Term("+", (1,))
+    with pytest.raises(ValueError, match="kind must be one of"):
+        declare.timeline("gantt", 1)
+    term = declare.when(declare.setting("batch") <= declare.ref("wall"), "fits", None) * 2
+    assert term.as_json() == ["*", ["if", ["<=", ["setting", "batch"], ["ref", "wall"]], "fits", None], 2]
 
 
 def test_inert_rules_hold_exactly_where_their_test_does():

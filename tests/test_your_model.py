@@ -183,11 +183,17 @@ def test_reader_data_names_real_figures_and_controls():
         live = web.LIVE[key]
         data = live.data(live)
         assert live.control(control).kind == "select"
-        assert set(data) - per_model <= {"batch", "ms", "per_million", "links", "act_bytes", "prompts"}
+        assert set(data) - per_model <= {"batch", "ms", "per_million", "links", "act_bytes"}
         assert ("layout_chips" in data) == (key in your_model.LAYOUT_RACKS)
         assert ("prompt" in data) == ("prompt_wall" in data) == (key in your_model.PROMPT_TABLES)
     for key, name in your_model.PROMPT_TABLES.items():
         assert web.LIVE[key].control(name).kind == "range"
+        # the panel's prompts are where the figure's table holds its values (the library's own table, one model)
+        live = web.LIVE[key]
+        panel = your_model.prompt_panels()[key]
+        table = live.data(live)["prompt"]["gpt-oss-120b"]["panel"]["kv_bytes"]
+        from roofline.notebook import deploy as deploy_
+        assert table == [float(x) for x in deploy_("gpt-oss-120b", "H200", "fp8").kv_bytes_at(np.array(panel))]
     for key, sliders in your_model.SLIDERS.items():
         for name, expr in sliders.items():
             assert web.LIVE[key].control(name).kind == "range"

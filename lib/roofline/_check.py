@@ -6,6 +6,7 @@ instead of a NaN or a traceback from inside numpy or sympy.
 """
 
 import difflib
+import functools
 import numbers
 import reprlib
 
@@ -140,7 +141,14 @@ def _finite(name, value):
 
 def normalize(name):
     """Lower-case a preset name and drop spaces, dashes, dots and underscores."""
+    return _normalized(name) if isinstance(name, str) else _normalize(name)
+
+
+def _normalize(name):
     return "".join(ch for ch in str(name).lower() if ch.isalnum())
+
+
+_normalized = functools.lru_cache(maxsize=4096)(_normalize)  # names repeat: every lookup of a chip or precision
 
 
 def choice(kind, name, options, aliases=None):
@@ -158,6 +166,8 @@ def choice(kind, name, options, aliases=None):
     """
     if not isinstance(name, str):
         raise ValueError(f"{kind} must be a name (str); got {name!r} of type {type(name).__name__}")
+    if not aliases and name in options:  # the canonical spelling itself, the common case
+        return options[name]
     aliases = aliases or {}
     canonical = {id(v): k for k, v in options.items()}
     # normalized spelling -> canonical name, for the canonical names and their aliases

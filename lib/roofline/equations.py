@@ -36,6 +36,7 @@ ValueError: per_chip: n_chips must be a finite number >= 1; got 0.5
 
 import dataclasses
 import itertools
+import math
 
 import numpy as np
 import sympy as sp
@@ -112,6 +113,7 @@ class Equation:
         self._domains = tuple(symbols.by_symbol(s).domain for s in syms)
         self.fast = sp.lambdify(syms, self.expr, "numpy", cse=True)  # unchecked, for benchmarks
         self._piecewise = self.expr.has(sp.Piecewise)
+        self._under = {}  # options -> the equation under them (under())
         self._requires = []
         for relation, message in self.requires:
             names = tuple(symbols.by_symbol(x).keyword for x in symbols.order(relation.free_symbols))
@@ -126,7 +128,42 @@ class Equation:
     def __repr__(self):
         return f"<Equation {self.module + '.' if self.module else ''}{self.name}({', '.join(self.args)}) [{self.unit}]>"
 
+    def _plain(self, kwargs):
+        """The arguments as floats, in order, where every one is a plain finite number inside its domain and
+        nothing else is given; else None (and the full checks below name what is wrong)."""
+        if len(kwargs) != len(self.args):
+            return None
+        out = []
+        try:
+            for n, d in zip(self.args, self._domains):
+                v = kwargs[n]
+                if type(v) is not float and type(v) is not int and type(v) is not np.float64:
+                    return None
+                x = float(v)
+                if not ((x > 0.0) if d == "positive" else (x >= (1.0 if d == "count" else 0.0))) or x == math.inf:
+                    return None
+                out.append(np.float64(x + 0.0))
+        except (KeyError, OverflowError):
+            return None
+        return out
+
     def __call__(self, **kwargs):
+        plain = self._plain(kwargs)
+        if plain is not None:  # one number per argument, the common case: the same checks, fewer steps
+            for names, holds, message in self._requires:
+                if not holds(*(plain[self.args.index(n)] for n in names)):
+                    raise ValueError(f"{self.name}: {message}; got " + ", ".join(f"{n}={_short(kwargs[n])}"
+                                                                              for n in names))
+            try:
+                with np.errstate(over="raise", divide="ignore", invalid="ignore", under="ignore"):
+                    out = float(self.fast(*plain))
+            except FloatingPointError:
+                raise self._overflow(kwargs) from None
+            if out != out:
+                raise ValueError(f"{self.name} is undefined (NaN) for {self._describe(kwargs)}")
+            if self.infinite is None and out in (math.inf, -math.inf):
+                raise self._overflow(kwargs)
+            return out
         missing = [n for n in self.args if n not in kwargs]
         extra = [k for k in kwargs if k not in self.args]
         if missing or extra:
@@ -178,10 +215,19 @@ class Equation:
         Options the equation's family does not know are ignored, so a caller can pass all of
         a deployment's options to any equation; the axes not named keep this equation's own.
         """
+        try:  # a deployment asks for the same variant at every evaluation
+            return self._under[tuple(sorted(options.items()))]
+        except (KeyError, TypeError):
+            pass
         fam = _FAMILIES.get(self.module)
         if fam is None or self.name not in fam.defaults:
             return self
-        return fam.build(**(self.options | options))[self.name]  # axes not named keep this equation's
+        out = fam.build(**(self.options | options))[self.name]  # axes not named keep this equation's
+        try:
+            self._under[tuple(sorted(options.items()))] = out
+        except TypeError:  # an unhashable option's value: not kept
+            pass
+        return out
 
     def subs(self, mapping):
         """The expression with ``mapping`` (symbol or keyword -> value) substituted."""

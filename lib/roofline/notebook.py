@@ -9,6 +9,8 @@ glue module pulls in ``nbformat`` and ``jsonschema`` (0.15 s in every kernel).
 72 fp4 2.0
 """
 
+import sys
+
 from . import _check, hardware, lecture, models, registry
 from .deployment import Deployment, deploy  # noqa: F401 (the chapters import deploy from here)
 
@@ -66,10 +68,32 @@ def glue(name, value, display=True):
         raise ValueError(f"name must be a non-empty str; got {_check.short(name)}")
     from IPython.core.formatters import format_display_data
     from IPython.display import display as ipy_display
+    _flush_only_pending()
     bundle, metadata = format_display_data(value)
     prefix = "" if display else GLUE_PREFIX
     metadata["scrapbook"] = dict(name=name, mime_prefix=prefix)
     ipy_display({prefix + k: v for k, v in bundle.items()}, raw=True, metadata=metadata)
+
+
+def _flush_pending(stream):
+    if getattr(stream, "_flush_pending", True):  # ipykernel's mark of text not yet sent; anything else: flush
+        stream.flush()
+
+
+def _flush_only_pending():
+    """In an ipykernel kernel, have a display flush standard output and error only where text is waiting.
+
+    ipykernel flushes both streams before every display, each time waiting for its I/O thread, even when neither
+    holds any text: a quarter of a millisecond, and a chapter glues hundreds of values (chapter 8: about 0.4 s of
+    its run). A stream with text waiting is still flushed first, so what is sent, and in what order, is
+    unchanged. Elsewhere (a terminal, a test) nothing is changed."""
+    from IPython import get_ipython
+
+    pub = getattr(get_ipython(), "display_pub", None)
+    if pub is None or getattr(pub, "_flush_streams", None) is None or getattr(pub, "_roofline_flush", False):
+        return
+    pub._flush_streams = lambda: (_flush_pending(sys.stdout), _flush_pending(sys.stderr))
+    pub._roofline_flush = True
 
 
 def _glue(name, value):

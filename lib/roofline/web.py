@@ -19,12 +19,14 @@ start; with :meth:`~roofline.figures.declare.Control.unless`, the settings at wh
 figure, found by the library, where the page and the notebook disable it with a note), a function that
 exports the data it needs, computed by the library (a deployment's values by keyword, the chips an expert
 layer uses), and ``frame``, the chapter's matplotlib figure at given settings (the static frame a reader
-without JavaScript sees; ``live_frame`` in the same module). A figure that is curves of equations
-against one keyword per panel is described whole by a :class:`~roofline.figures.declare.Plot` (chapter
-4's is) and needs no script of its own; a figure with more (chapter 1's balance point and memory wall,
-chapter 3's timelines, chapter 5's optimum found by bisection, chapter 6's price step, chapter 7's memory
-timelines, chapter 8's fresh prompts and break-even batch) adds a ``compute`` and a ``draw`` function
-to the script's ``FIGURES``, which call the generated equations and type no formula.
+without JavaScript sees; ``live_frame`` in the same module), and ``plot``, the figure itself as a
+:class:`~roofline.figures.declare.Plot`: panels of series (Terms: equations with values put in place, their
+sums, products and ratios), lines, shaded spans, marks at a control's value, points, limits, label templates
+and the key. The page's script draws any such declaration with one generic renderer; where a figure needs an
+algorithm rather than a formula it names one of the script's primitives (a
+:func:`~roofline.figures.declare.timeline`: chapter 3's pipeline schedule, chapter 7's memory timeline; a root
+finder, :func:`~roofline.figures.declare.solve`: chapter 5's cheapest model of a loss), which calls the
+generated equations and types no formula. The script holds no chapter's code.
 This module holds no chapter's knowledge: it collects the declarations into :data:`LIVE`.
 
 The reader's own model
@@ -41,7 +43,7 @@ Adding a chapter's live figure
 ------------------------------
 1. In the chapter's figure module (``roofline/figures/KEY.py``): a function ``live()`` that returns its
    :class:`~roofline.figures.declare.Live` (with :func:`~roofline.figures.declare.curves` and a
-   :class:`~roofline.figures.declare.Plot` where that suffices), its data from
+   :class:`~roofline.figures.declare.Plot`), its data from
    :func:`~roofline.figures.declare.deployments` and :func:`~roofline.figures.declare.window_tables` or
    any other library call, its ``frame`` the module's ``live_frame(settings)``; here, that ``live()``
    added to :data:`LIVE`.
@@ -257,8 +259,11 @@ def bundle(lives=None):
     lines.append("};")
     figures = {live.key: live.as_json() for live in lives}
     lines.append("const figures = " + json.dumps(figures, separators=(",", ":"), allow_nan=False) + ";")
-    # the units of roofline.figures.live.count, which the page's count writes as the library's does
-    formats = {"count_units": [[_compact(scale), unit] for scale, unit in fig_live._UNITS]}
+    # the rule of roofline.figures.live.count, which the page's count reads as the library's does
+    rule = fig_live.COUNT_RULE
+    formats = {"count": {"units": [[_compact(scale), unit] for scale, unit in rule["units"]],
+                         "decimals": [list(d) for d in rule["decimals"]], "below_one": rule["below_one"],
+                         "carry": rule["carry"]}}
     lines.append("const formats = " + json.dumps(formats, separators=(",", ":")) + ";")
     lines.append(reader_script())
     lines += ["window.RooflineGenerated = {equations: equations, figures: figures, formats: formats, reader: reader};",

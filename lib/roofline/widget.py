@@ -28,6 +28,10 @@ A reader without a kernel (the published page, nbval) sees the chapter's static 
 import functools
 import pathlib
 
+import anywidget  # imported with the module, by the chapter's first cell, not at its first figure
+import ipywidgets as widgets
+import traitlets
+
 from . import _check
 
 STATIC = pathlib.Path(__file__).resolve().parent / "static"
@@ -67,8 +71,6 @@ def _index_or_value(c):
 
 
 def _make_widget(c):
-    import ipywidgets as widgets
-
     style = {"description_width": "initial"}
     if c.kind == "check":
         return widgets.Checkbox(value=c.value, description=c.label, style=style, indent=False)
@@ -90,9 +92,6 @@ def controls(key):
 
 @functools.lru_cache(maxsize=None)
 def _view_class(key):
-    import anywidget
-    import traitlets
-
     traits = {}
     for c in _live(key).controls:
         if c.kind == "check":
@@ -124,8 +123,6 @@ def figure(key, controls=None):
     """Live figure ``key`` in a notebook: ``controls`` (from :func:`controls`; made afresh if None) above the
     page's own figure, linked in the browser. Returns an ipywidgets ``VBox`` with ``.controls`` and ``.view``
     (the figure widget, a :class:`LiveView`)."""
-    import ipywidgets as widgets
-
     live = _live(key)
     made = globals()["controls"](key) if controls is None else controls
     _check.mapping("controls", made, ())

@@ -70,7 +70,8 @@ SECOND_START = {  # a second sweep: a model with sliding-window layers (its KV b
 # -- what the chapter's ipywidgets cell plots, from the library ------------------------------------
 def expect_decode(s, p):
     d = deploy(s["model"], s["chip"], s["precision"])
-    x, L = np.asarray(p["batch"]), s["context"]
+    x, L = np.asarray(p["panels"][0]["x"]), s["context"]
+    np.testing.assert_array_equal(p["panels"][1]["x"], x)
     np.testing.assert_allclose(x, np.geomspace(1, 1e5, 120), rtol=1e-15)
     out = {}
     for panel, terms in (("latency", fig_decode.latency_terms), ("cost", fig_decode.cost_terms)):
@@ -94,13 +95,15 @@ def expect_decode(s, p):
 
 
 def got_decode(p):
-    out = {f"{panel}.{k}": v for panel in ("latency", "cost") for k, v in p[panel].items()}
-    for panel in ("latency", "cost"):
-        out[f"balance.{panel}"] = None if p["balance"] is None else p["balance"][panel]
+    out = {}
+    for panel, got in zip(("latency", "cost"), p["panels"]):
+        y = got["series"]
+        out |= {f"{panel}.{k}": y[k] for k in ("compute", "weights", "kv", "memory", "step")}
+        out[f"balance.{panel}"] = None if got["points"]["balance"] is None else got["points"]["balance"][1]
         for k in ("weights", "step"):
-            out[f"refined.{panel}.{k}"] = None if p["refined"] is None else p["refined"][panel][k]
-    out |= {"floor": p["floor"], "wall": p["wall"], "regime": p["regime"]}
-    return out
+            out[f"refined.{panel}.{k}"] = y[f"refined_{k}"]
+    v = p["values"]
+    return out | {"floor": p["panels"][1]["series"]["floor"], "wall": v["wall"], "regime": v["regime"]}
 
 
 def moe_deployment(s):
@@ -115,7 +118,7 @@ def moe_deployment(s):
 
 def expect_moe(s, p):
     d, racks, link = moe_deployment(s)
-    x, L = np.asarray(p["batch"]), s["context"]
+    x, L = np.asarray(p["panels"][0]["x"]), s["context"]
     np.testing.assert_allclose(x, np.geomspace(1, 1e5, 100), rtol=1e-15)
     act = moe_data.act_bytes_per_value("fp8", "bf16")
     out = {f"parts.{k}": v for k, v in fig_moe.step_parts(d, x, L, racks, act_bytes=act, **link).items()}
@@ -126,8 +129,8 @@ def expect_moe(s, p):
 
 
 def got_moe(p):
-    return {f"parts.{k}": v for k, v in p["parts"].items()} | {k: p[k] for k in ("wall", "n_chips", "n_racks",
-                                                                                  "hop_latency", "regime")}
+    return {f"parts.{k}": v for k, v in p["panels"][0]["series"].items()} | {
+        k: p["values"][k] for k in ("wall", "n_chips", "n_racks", "hop_latency", "regime")}
 
 
 def expect_pipeline(s, p):
@@ -139,8 +142,9 @@ def expect_pipeline(s, p):
 
 
 def got_pipeline(p):
-    return {"ops": [(o["stage"], o["micro"], o["kind"], o["start"], o["end"]) for o in p["ops"]],
-            "idle": p["idle"], "bubble": p["bubble"]}
+    ops = p["panels"][0]["blocks"]["schedule"]
+    return {"ops": [(o["stage"], o["micro"], o["kind"], o["start"], o["end"]) for o in ops],
+            "idle": p["values"]["idle"], "bubble": p["values"]["bubble"]}
 
 
 def expect_memory(s, p):
@@ -158,7 +162,8 @@ def expect_memory(s, p):
 def got_memory(p):
     left, right = p["panels"]
     return {f"memory.{k}": v for k, v in left["series"].items()} | {
-        "floor": right["series"]["floor"], "hbm": left["hline"], "dot": right["dot"]["y"], "at": p["scalars"]["at"]}
+        "floor": right["series"]["floor"], "hbm": left["lines"]["hbm"], "dot": right["points"]["dot"][1],
+        "at": p["values"]["at"]}
 
 
 @functools.cache
@@ -181,11 +186,14 @@ def expect_training(s, p):
 
 
 def got_training(p):
-    left, right = p["left"], p["right"]
-    out = {f"left.{k}": left[k] for k in ("pre", "usage", "total", "equal", "best", "chin", "xlim", "ylim")}
-    out |= {f"right.{k}": right[k] for k in ("heuristic", "rule", "optimum", "xlim", "ylim")}
-    return out | {"tokens": left["tokens"], "traffic": right["traffic"], "dots": right["dots"],
-                  "marker": right["marker"], "title": p["title"]}
+    left, right = p["panels"]
+    out = {f"left.{k}": left["series"][k] for k in ("pre", "usage", "total")}
+    out |= {f"left.{k}": left["points"][k] for k in ("equal", "best", "chin")}
+    out |= {f"right.{k}": right["series"][k] for k in ("heuristic", "rule", "optimum")}
+    out |= {f"{side}.{k}": got[k] for side, got in (("left", left), ("right", right)) for k in ("xlim", "ylim")}
+    return out | {"tokens": left["x"], "traffic": right["x"],
+                  "dots": [right["points"][k][1] for k in ("equal_dot", "best_dot")], "marker": right["marks"]["traffic"],
+                  "title": p["title"]}
 
 
 @functools.cache
@@ -213,11 +221,12 @@ def expect_serving(s, p):
 
 
 def got_serving(p):
-    left, right = p["left"], p["right"]
-    out = {f"left.{k}": left[k] for k in ("compute", "memory", "cost", "price", "ylim")}
-    out |= {f"right.{k}": right[k] for k in ("compute", "memory", "cost", "ylim")}
-    return out | {"left.x": left["x"], "right.x": right["x"], "left.wall": [left["wall"], left["xmax"]],
-                  "right.dot": right["dot"], "marker": p["marker"], "title": p["title"]}
+    (left, right), out = p["panels"], {}
+    for side, got, lines in (("left", left, ("compute", "memory", "cost", "price")),
+                             ("right", right, ("compute", "memory", "cost"))):
+        out |= {f"{side}.{k}": got["series"][k] for k in lines} | {f"{side}.x": got["x"], f"{side}.ylim": got["ylim"]}
+    return out | {"left.wall": left["spans"]["wall"], "right.dot": right["points"]["decode"][1],
+                  "marker": left["marks"]["context"], "title": p["title"]}
 
 
 @functools.cache
@@ -237,10 +246,10 @@ def expect_revnet(s, p):
 
 
 def got_revnet(p):
-    out = {}
-    for kind in p["t"]:
-        out[f"t.{kind}"], out[f"gb.{kind}"] = p["t"][kind], p["gb"][kind]
-    return out | {"ylim": p["ylim"], "hbm": p["hbm"], "title": p["title"]}
+    (got,), out = p["panels"], {}
+    for kind in got["series"]:
+        out[f"t.{kind}"], out[f"gb.{kind}"] = got["xs"][kind], got["series"][kind]
+    return out | {"ylim": got["ylim"], "hbm": got["lines"]["hbm"], "title": p["title"]}
 
 
 @functools.cache
@@ -279,9 +288,14 @@ def expect_prefill(s, p):
 def got_prefill(p):
     if not p["drawn"]:
         return {"drawn": False}
-    out = {"drawn": True, "left.label": p["labels"][0], "right.label": p["labels"][1], "right.even": p["right"]["even"]}
-    for side, lines in (("left", ("weights", "attention", "memory", "total")), ("right", ("plain", "spec"))):
-        out |= {f"{side}.{k}": p[side][k] for k in ("x", *lines, "wall", "ylim", "mark")}
+    left, right = p["panels"]
+    out = {"drawn": True, "left.label": p["notes"][0], "right.label": p["notes"][1],
+           "right.even": right["points"]["even"]}
+    for side, got, lines, wall, mark in (("left", left, ("weights", "attention", "memory", "total"), "wall", "prompt"),
+                                         ("right", right, ("plain", "spec"), "kv_wall", "batch")):
+        out |= {f"{side}.{k}": got["series"][k] for k in lines}
+        out |= {f"{side}.x": got["x"], f"{side}.wall": got["spans"][wall], f"{side}.ylim": got["ylim"],
+                f"{side}.mark": got["marks"][mark]}
     return out
 
 

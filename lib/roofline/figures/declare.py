@@ -8,8 +8,15 @@ library algorithm solves), its controls (:func:`select`, :func:`int_slider`, :fu
 :func:`float_slider`, :func:`selection_slider`, :func:`checkbox`; with :meth:`Control.unless` and
 :func:`inert_where`, the settings at which one cannot change the figure), a function that exports the data
 it needs from the library (:func:`deployments`, :func:`window_tables`, :func:`batch_axis`), and the
-chapter's static frame, ``live_frame(settings)``. A figure that is curves of equations against one keyword
-per panel is described whole by a :class:`Plot` (:func:`curves`).
+chapter's static frame, ``live_frame(settings)``. The figure itself is described whole by a :class:`Plot`
+(:func:`curves`): its panels (:class:`Panel`) of series (:class:`Series`, each a :class:`Term`: equations
+(:func:`eq`) with values put in place, the deployment's (:func:`value`), the controls' (:func:`setting`) and
+the data's (:func:`data`), combined with ``+ - * /``, comparisons, :func:`when`, :func:`minimum`,
+:func:`maximum`), horizontal lines (:class:`Line`), shaded spans (:class:`Span`), marks at a control's value
+(:class:`Mark`), points (:class:`Point`: the balance batch), bars (:class:`Blocks`: a schedule's), texts
+(:class:`Text`), limits (:func:`decades`, :func:`low`, :func:`high`), label templates with conditional pieces
+(``values``) and the key. Where a figure needs an algorithm rather than a formula, a Term names one of the page
+script's primitives: :func:`timeline` (:data:`TIMELINES`) and :func:`solve`, a root finder on a declared expression.
 
 :mod:`roofline.web` prints the declarations for the published page (their equations as JavaScript, their
 data as JSON) and :mod:`roofline.widget` puts them under ipywidgets controls in a notebook; this module
@@ -479,22 +486,482 @@ class Live:
 
 
 # -- figures the page draws from their description alone ------------------------------------------
+_OPS = {  # the operations of a Term, with how many arguments each takes (None: any)
+    "eq": 2, "value": 1, "setting": 1, "position": 1, "data": None, "ref": 1, "series": 1,
+    "+": 2, "-": 2, "*": 2, "/": 2, ">=": 2, "<=": 2, ">": 2, "<": 2, "==": 2, "min": None, "max": None,
+    "if": 3, "argmax": None, "finite": 1, "low": None, "high": None, "decade_below": 1, "decade_above": 1,
+    "nice_above": 1, "item": 2, "ladder_below": 2, "ladder_above": 2, "solve": 5, "timeline": None,
+    "inf": 0, "geomspace": 3, "in": None,
+}
+
+
+def _term(x, name="term"):
+    """``x`` as a Term's argument: a Term, a finite number, a bool, a str (text, filled as a label) or None (no
+    value: a value the page shows as null)."""
+    if x is None or isinstance(x, (Term, str, bool, np.bool_)):
+        return bool(x) if isinstance(x, np.bool_) else x
+    return _compact(x, name)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Term:
+    """An expression the page evaluates at the controls' values: registered equations (:func:`eq`), the
+    deployment's values (:func:`value`), the controls' (:func:`setting`), the chapter's data (:func:`data`),
+    combined with ``+ - * /``, comparisons, :func:`minimum`, :func:`maximum`, :func:`when` and
+    :func:`argmax`. Over a panel's x it is an array, elementwise; elsewhere one number (or text).
+
+    >>> (eq("decode.step_time_s") * 1e3).as_json()
+    ['*', ['eq', 'decode.step_time_s', {}], 1000]
+    """
+
+    op: str
+    args: tuple
+
+    def __post_init__(self):
+        _check.record(self)
+        if self.op not in _OPS:
+            raise ValueError(f"op must be one of {sorted(_OPS)}; got {self.op!r}")
+        n = _OPS[self.op]
+        if n is not None and len(self.args) != n:
+            raise ValueError(f"args: the operation {self.op!r} takes {n} arguments; got {len(self.args)}")
+
+    def _with(self, op, other, swap=False):
+        other = _term(other, "other")
+        return Term(op, (other, self) if swap else (self, other))
+
+    def __add__(self, other):
+        return self._with("+", other)
+
+    def __radd__(self, other):
+        return self._with("+", other, True)
+
+    def __sub__(self, other):
+        return self._with("-", other)
+
+    def __rsub__(self, other):
+        return self._with("-", other, True)
+
+    def __mul__(self, other):
+        return self._with("*", other)
+
+    def __rmul__(self, other):
+        return self._with("*", other, True)
+
+    def __truediv__(self, other):
+        return self._with("/", other)
+
+    def __rtruediv__(self, other):
+        return self._with("/", other, True)
+
+    def __ge__(self, other):
+        return self._with(">=", other)
+
+    def __le__(self, other):
+        return self._with("<=", other)
+
+    def __gt__(self, other):
+        return self._with(">", other)
+
+    def __lt__(self, other):
+        return self._with("<", other)
+
+    def as_json(self):
+        return [self.op] + [_as_json(a) for a in self.args]
+
+    def equations(self):
+        """The registered equations (and :data:`EXPRESSIONS`) the term evaluates, in order."""
+        out = [self.args[0]] if self.op in ("eq", "solve") else []
+        if self.op == "timeline":
+            out += [a for a in self.args[1:] if isinstance(a, str) and _is_equation(a)]
+        for a in self.args:
+            out += _equations(a)
+        return out
+
+
+def _is_equation(name):
+    try:
+        roofline_eq(name)
+    except ValueError:
+        return False
+    return True
+
+
+def _equations(x):
+    if isinstance(x, Term):
+        return x.equations()
+    if isinstance(x, dict):
+        return [e for v in x.values() for e in _equations(v)]
+    if isinstance(x, (tuple, list)):
+        return [e for v in x for e in _equations(v)]
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return [e for f in dataclasses.fields(x) for e in _equations(getattr(x, f.name))]
+    return []
+
+
+def _as_json(x):
+    """A declaration as the page reads it: a Term as [op, args...], a record as an object of its required fields
+    and those set (not empty), tuples as arrays."""
+    if isinstance(x, Term):
+        return x.as_json()
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return {f.name: _as_json(getattr(x, f.name)) for f in dataclasses.fields(x)
+                if getattr(x, f.name) not in ((), "", None, {}) or (f.default is dataclasses.MISSING and
+                                                                 f.default_factory is dataclasses.MISSING)}
+    if isinstance(x, dict):
+        return {k: _as_json(v) for k, v in x.items()}
+    if isinstance(x, (tuple, list)):
+        return [_as_json(v) for v in x]
+    return x
+
+
+def _name(what, x):
+    if not isinstance(x, str) or not x.isidentifier():
+        raise ValueError(f"{what} must be a name (an identifier str); got {_check.short(x)}")
+    return x
+
+
+def eq(name, **at):
+    """A registered equation (a :func:`roofline_eq` name), at the figure's values with the keywords ``at``
+    (numbers or Terms) put in place: ``eq("prefill.prefill_compute_time_s", attn_flops=0)``.
+
+    >>> eq("pipeline.bubble_fraction", n_micro=8).as_json()
+    ['eq', 'pipeline.bubble_fraction', {'n_micro': 8}]
+    """
+    roofline_eq(name)
+    for k in at:
+        if k not in symbols.TABLE:
+            raise ValueError(f"at: {k!r} is not a keyword of roofline.symbols")
+    return Term("eq", (name, {k: _term(v, k) for k, v in at.items()}))
+
+
+def value(keyword):
+    """The figure's value of ``keyword``: a control's, through ``Plot.keywords``, or its deployment's
+    (``value("n_chips")``); over a panel's x, its ``x`` keyword is the axis.
+
+    >>> value("hbm_bytes").as_json()
+    ['value', 'hbm_bytes']
+    """
+    return Term("value", (_name("keyword", keyword),))
+
+
+def setting(control):
+    """A control's current value, by the control's name: ``setting("batch")``."""
+    return Term("setting", (_name("control", control),))
+
+
+def position(control):
+    """A control's current position among its options (or a slider's stops), from 0: to index the data."""
+    return Term("position", (_name("control", control),))
+
+
+def data(*path):
+    """The chapter's data (``Live.data``), down ``path``: names, indices, or Terms such as
+    :func:`setting` and :func:`position` (``data("experts", setting("model"))``)."""
+    if not path:
+        raise ValueError("path must name at least one entry of the figure's data")
+    for p in path:
+        if not isinstance(p, (str, int, Term)) or isinstance(p, bool):
+            raise ValueError(f"path must hold names, indices or Terms; got {_check.short(p)}")
+    return Term("data", tuple(path))
+
+
+def ref(name):
+    """One of the plot's ``Plot.values``, by name (one declared before it)."""
+    return Term("ref", (_name("name", name),))
+
+
+def series(name):
+    """A series of the panel (for its axis limits, points and marks), by name."""
+    return Term("series", (_name("name", name),))
+
+
+def item(term, index):
+    """Element ``index`` (a Term: :func:`position`) of ``term`` where it is an array, else ``term`` itself: a table
+    the data stores as one number where it does not vary."""
+    return Term("item", (_term(term, "term"), _term(index, "index")))  # a negative index from the end
+
+
+def minimum(*terms):
+    """The least of ``terms`` (elementwise)."""
+    return Term("min", tuple(_term(t, "terms") for t in terms))
+
+
+def maximum(*terms):
+    """The greatest of ``terms`` (elementwise)."""
+    return Term("max", tuple(_term(t, "terms") for t in terms))
+
+
+def when(condition, then, otherwise):
+    """``then`` where ``condition`` holds, else ``otherwise`` (elementwise over an axis: a price step): a label's
+    conditional piece (``when(setting("batch") <= ref("wall"), "KV fits", "KV does NOT fit")``)."""
+    return Term("if", (_term(condition, "condition"), _term(then, "then"), _term(otherwise, "otherwise")))
+
+
+def argmax(**terms):
+    """The name of the largest of ``terms`` (the first, where several are): a regime's name."""
+    if not terms:
+        raise ValueError("terms must name at least one term")
+    return Term("argmax", tuple(x for k, v in terms.items() for x in (k, _term(v, k))))
+
+
+def one_of(term, *values):
+    """Whether ``term`` is one of ``values`` (numbers or text): ``one_of(setting("kind"), "gpipe", "1f1b")``."""
+    return Term("in", (_term(term, "term"), *(_term(v, "values") for v in values)))
+
+
+def finite(term):
+    """Whether ``term`` is a finite number."""
+    return Term("finite", (_term(term, "term"),))
+
+
+def _series_or_term(x):
+    return x if isinstance(x, Term) else _name("names", x)
+
+
+def low(*names):
+    """The least positive finite value of the panel's named series, or of Terms (arrays); of all it draws,
+    its lines' too, if none named."""
+    return Term("low", tuple(_series_or_term(n) for n in names))
+
+
+def high(*names):
+    """The greatest finite value of the panel's named series, or of Terms (arrays); of all it draws, its
+    lines' too, if none named."""
+    return Term("high", tuple(_series_or_term(n) for n in names))
+
+
+def ladder_below(term, ladder):
+    """The greatest step of ``ladder`` (a Term: multipliers of a power of ten, such as 1, 2, 5, from the data)
+    times a power of ten at or below ``term``."""
+    return Term("ladder_below", (_term(term, "term"), _term(ladder, "ladder")))
+
+
+def ladder_above(term, ladder):
+    """The least step of ``ladder`` (or 10) times the power of ten at or below ``term``, at or above it."""
+    return Term("ladder_above", (_term(term, "term"), _term(ladder, "ladder")))
+
+
+INFINITY = Term("inf", ())
+"""A model of unbounded size (``n_active``) as a Term, where an equation takes its limit."""
+
+
+def geomspace(low, high, n):
+    """``n`` values from ``low`` to ``high`` (Terms) evenly spaced in log, the ends exact (numpy's geomspace): an
+    axis the figure's values set."""
+    return Term("geomspace", (_term(low, "low"), _term(high, "high"), _check.whole("n", n, 2, MAX_STOPS)))
+
+
+def solve(expression, keyword, low, factor, **at):
+    """The value of ``keyword`` at which ``expression`` (a :func:`roofline_eq` name; one that rises with the
+    keyword) is zero, at the figure's values with ``at`` (keyword -> Term) put in place: 64 halvings of the
+    bracket from ``low`` (a Term) to ``low`` times ``factor``, in log, as :func:`roofline.training.optimal_for_loss`
+    bisects; elementwise where the values are arrays. A root finder of the page's script, not a formula.
+
+    >>> solve("training.OPTIMUM_CONDITION", "tokens_pre", 1e9, 1e30, usage_flops=0).as_json()[:4]
+    ['solve', 'training.OPTIMUM_CONDITION', 'tokens_pre', 1000000000]
+    """
+    if not isinstance(expression, str):
+        raise ValueError(f"expression must be an equation's name (str); got {_check.short(expression)}")
+    eq_ = roofline_eq(expression)
+    if keyword not in eq_.args:
+        raise ValueError(f"keyword must be one of {expression}'s keywords {eq_.args}; got {_check.short(keyword)}")
+    for k in at:
+        if k not in symbols.TABLE:
+            raise ValueError(f"at: {k!r} is not a keyword of roofline.symbols")
+    return Term("solve", (expression, keyword, _term(low, "low"), _term(factor, "factor"),
+                          {k: _term(v, k) for k, v in at.items()}))
+
+
+TIMELINES = {
+    "activations": "the bytes one training step holds, step by step (roofline.figures.revnet.memory_timeline); "
+                   "args: kind, held equation, layer equation, backward, part ('t' or 'held')",
+    "schedule": "a pipeline schedule's operations (roofline.pipeline.schedule); args: stages, micro-batches, "
+                "kind, forward, backward, part ('ops', 'end' or 'idle': roofline.pipeline.idle_fraction)",
+}
+"""The timelines the page's script builds, algorithms rather than formulas, by the name :func:`timeline` gives."""
+
+
+def timeline(kind, *args):
+    """A timeline of the page's script (:data:`TIMELINES`) with ``args`` (names of equations, Terms, numbers), the
+    last the part of it wanted: ``timeline("activations", "stored", held, layer, backward, "t")``, the times of
+    the stored step's points. The script builds each once a redraw."""
+    if kind not in TIMELINES:
+        raise ValueError(f"kind must be one of {sorted(TIMELINES)}; got {_check.short(kind)}")
+    return Term("timeline", (kind, *(_term(a, "args") for a in args)))
+
+
+def decade_below(term):
+    """The power of ten at or below ``term``."""
+    return Term("decade_below", (_term(term, "term"),))
+
+
+def decade_above(term):
+    """The power of ten at or above ``term``."""
+    return Term("decade_above", (_term(term, "term"),))
+
+
+def nice_above(term):
+    """The next 1, 2 or 5 times a power of ten at or above ``term``."""
+    return Term("nice_above", (_term(term, "term"),))
+
+
+def decades(lo, hi):
+    """Axis limits on whole decades: the power of ten at or below ``lo``, at or above ``hi``."""
+    return (decade_below(_term(lo, "lo")), decade_above(_term(hi, "hi")))
+
+
+@dataclasses.dataclass(frozen=True)
+class Style:
+    """How an element is drawn: ``color`` a name of the script's palette (compute, weights, kv, memory, total,
+    comm, wall, grey, ...; the plot's ``palette`` first) or any CSS colour, ``width`` in pixels, ``dash`` an SVG
+    dash pattern ("5 3"), ``opacity`` (0: opaque)."""
+
+    color: str = "total"
+    width: float = 1.5
+    dash: str = ""
+    opacity: float = 0.0
+
+    def __post_init__(self):
+        _check.record(self)
+
+
 @dataclasses.dataclass(frozen=True)
 class Series:
-    """One curve of a :class:`Panel`: the sum of registered equations, each times ``scale``, over the panel's x.
+    """One curve of a :class:`Panel`: ``y``, a :class:`Term`, over the panel's x (or its own ``x``, a Term of
+    the same length: a timeline's times).
 
-    ``color`` names a colour of the script's palette (compute, weights, kv, memory, total, comm, grey)
-    or is any CSS colour; ``dash`` an SVG dash pattern ("5 3"); ``markers`` a dot at every x.
+    ``markers``: a dot at every x; ``step``: "pre" or "post", drawn as matplotlib's steps; ``floor``: a zero
+    on a log axis drawn just below it. ``when``: a Term; where false the series is not drawn (null).
+    ``optional``: a group's name; where the equations of a series of the group lack a value (a chip without a
+    rate), none of the group is drawn.
     """
 
     name: str
     label: str
-    equations: tuple
-    scale: float = 1.0
-    color: str = "total"
-    width: float = 1.5
-    dash: str = ""
+    y: Term
+    style: Style = Style()
+    x: Term | None = None
     markers: bool = False
+    step: str = ""
+    floor: bool = False
+    when: Term | None = None
+    optional: str = ""
+
+    def __post_init__(self):
+        _check.record(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class Line:
+    """A horizontal line at ``y`` (a Term: the HBM per chip), dashed by default."""
+
+    name: str
+    label: str
+    y: Term | float
+    style: Style = Style("grey", 1.0, "5 3")
+
+    def __post_init__(self):
+        _check.record(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class Span:
+    """A shaded span of x from ``start`` (a Term: the KV-cache wall) to ``end`` (None: the axis' end), kept
+    within the axis (``clamp``; else only short of its end)."""
+
+    name: str
+    label: str
+    start: Term | float
+    end: Term | float | None = None
+    style: Style = Style("wall", 8.0)
+    clamp: bool = True
+
+    def __post_init__(self):
+        _check.record(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class Mark:
+    """A vertical line at ``x`` (a Term; usually a control's value, :func:`setting`), dotted by default."""
+
+    name: str
+    label: str
+    x: Term | float
+    style: Style = Style("grey", 1.0, "2 2")
+
+    def __post_init__(self):
+        _check.record(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class Point:
+    """A marker at ``x`` (a Term: the balance batch) on the series ``on`` (its value there; ``interp``: read
+    off the drawn line, linear in log x), or at ``y`` if given. ``within``: none where ``x`` is not finite
+    or off the axis. ``shape`` circle, square or triangle; ``edge`` an outline colour."""
+
+    name: str
+    label: str
+    x: Term | float
+    on: str = ""
+    y: Term | float | None = None
+    interp: bool = False
+    within: bool = False
+    color: str = "total"
+    r: float = 3.5
+    shape: str = ""
+    edge: str = ""
+
+    def __post_init__(self):
+        _check.record(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class Text:
+    """A text at (``x``, ``y``) in the axes' units, ``above`` pixels higher, ``size`` pixels tall."""
+
+    text: str
+    x: float
+    y: float
+    color: str = "grey"
+    size: float = 12.0
+    above: float = 0.0
+
+    def __post_init__(self):
+        _check.record(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class Blocks:
+    """Bars on lanes: ``ops``, a Term of records {stage, kind, start, end} (a :func:`timeline` of a pipeline
+    schedule), each drawn on lane ``stage`` from ``start`` to ``end`` in the colour ``colors[kind]`` (a pair:
+    colour, label); every lane of ``lanes`` (a Term) first filled in ``background`` (colour, label) over the
+    axis. The lanes are the y axis' ticks, written by ``lane_label`` ("rack {}"), at most a dozen."""
+
+    name: str
+    ops: Term
+    lanes: Term | float
+    colors: dict
+    background: tuple = ()
+    lane_label: str = "{}"
+
+    def __post_init__(self):
+        _check.record(self)
+        if not all(isinstance(v, tuple) and len(v) == 2 for v in self.colors.values()):
+            raise ValueError(f"Blocks: colors must map each kind to (colour, label); got {_check.short(self.colors)}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Ticks:
+    """An axis' ticks: ``fmt`` "" (counts, never "0" on a log axis), "plain" (the number), "pow10" (10 to the
+    exponent) or "125" (a log axis' powers of ten, or where fewer than two show, 1, 2 and 5 times them, as
+    counts); about ``n`` of them on a linear axis (``narrow`` on a phone, if set; ``inside``: between the data's
+    ends; ``whole``: whole numbers only)."""
+
+    fmt: str = ""
+    n: int = 5
+    inside: bool = False
+    narrow: int = 0
+    whole: bool = False
 
     def __post_init__(self):
         _check.record(self)
@@ -502,27 +969,56 @@ class Series:
 
 @dataclasses.dataclass(frozen=True)
 class Panel:
-    """One panel: ``series`` against the keyword ``x`` over ``grid``.
+    """One panel: ``series`` (and lines, spans, marks, points) against the keyword ``x`` over ``grid``.
 
-    ``hline``: (label, keyword, scale), a dashed line at a value the figure knows (the HBM per chip);
-    ``marker``: a dotted line at the current value of ``x``; ``dot``: the series marked at that value.
+    ``keywords``: keyword -> Term, values this panel alone sets (a fresh prompt's ``batch`` of 1).
+    ``grid`` may be a Term (:func:`geomspace` of the figure's values). ``values``: name -> Term, arrays over the
+    panel's x that its series, points and limits :func:`ref`. ``texts``: :class:`Text` annotations.
+    ``blocks``: :class:`Blocks`, bars on lanes (a schedule's timeline).
+    ``xscale``: the axis shows ``grid`` times it (contexts in thousands of tokens); the x of lines, spans,
+    marks and points is in the axis' units.
+    ``xlim`` and ``ylim``: pairs of Terms (:func:`decades`, :func:`low`, :func:`high`); by default the grid's
+    ends, and the series' whole decades (log) or 0 to 1.1 times their top (linear). ``note``: a label template
+    shown in a box in the panel (under the plot on a phone), ``note_width`` its box's width.
     """
 
     x: str
-    grid: tuple
+    grid: tuple | Term
     xlabel: str
     ylabel: str
     series: tuple
+    lines: tuple = ()
+    spans: tuple = ()
+    marks: tuple = ()
+    points: tuple = ()
     xlog: bool = False
     ylog: bool = False
-    hline: tuple = ()
-    marker: bool = False
-    dot: str = ""
+    xlim: tuple = ()
+    ylim: tuple = ()
+    xticks: Ticks | None = None
+    yticks: Ticks | None = None
+    note: str = ""
+    note_width: float = 230.0
+    keywords: dict = dataclasses.field(default_factory=dict)
+    xscale: float = 1.0
+    values: dict = dataclasses.field(default_factory=dict)
+    texts: tuple = ()
+    blocks: tuple = ()
 
     def __post_init__(self):
         _check.record(self)
-        if not all(isinstance(x, Series) for x in self.series):
-            raise ValueError(f"Panel: series must be Series; got {_check.short(self.series)}")
+        for field, cls in (("series", Series), ("lines", Line), ("spans", Span), ("marks", Mark),
+                           ("points", Point), ("texts", Text), ("blocks", Blocks)):
+            if not all(isinstance(x, cls) for x in getattr(self, field)):
+                raise ValueError(f"Panel: {field} must be {cls.__name__}s; got {_check.short(getattr(self, field))}")
+        for field in ("xlim", "ylim"):
+            lim = getattr(self, field)
+            if lim and (len(lim) != 2 or not all(isinstance(t, (Term, int, float)) for t in lim)):
+                raise ValueError(f"Panel: {field} must be a pair of Terms; got {_check.short(lim)}")
+
+    def names(self):
+        return [x.name for group in (self.series, self.lines, self.spans, self.marks, self.points, self.blocks)
+                for x in group]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -532,41 +1028,71 @@ class Plot:
     Parameters
     ----------
     panels : tuple of Panel
-        Side by side.
+        Their places on a wide screen in ``boxes``.
     keywords : dict
-        Equation keyword -> control name: the values the controls set (``{"n_chips": "gpus"}``).
-    label : str
-        The line above the panels, a template of control names and ``scalars``: ``{micro:,}`` (whole,
-        thousands separated), ``{at:.1f}``, ``{share:.0%}``.
-    scalars : dict
-        Name -> (equations, scale): sums evaluated at the current values, for the label.
+        Equation keyword -> control name, or a :class:`Term` (evaluated in order, after the deployment):
+        the values the controls set (``{"n_chips": "gpus"}``).
+    title : str
+        The line above the panels (under them on a phone), a template of control names, keywords and
+        ``values``: ``{micro:,}`` (whole, thousands separated), ``{at:.1f}``, ``{share:.0%}``, ``{b:count}``
+        (:func:`roofline.figures.live.count`), ``{t:.3g}``. A value that is text is filled too.
+    values : dict
+        Name -> Term: numbers and text at the current settings, in order (:func:`ref` names an earlier one),
+        for the labels; the page exposes them with what it plots (but an empty text: a label's piece left
+        out).
     deployment : tuple
-        The controls that choose the model, the chip and the precision (None: the table's one
-        precision); the values come from the data's ``deployments`` (:func:`deployments`) and, for a
+        The controls that choose the model, the chip and the precision (None: the table's one model, chip
+        or precision); the values come from the data's ``deployments`` (:func:`deployments`) and, for a
         model with sliding-window layers, its ``windows`` at the ``len_ctx`` control's position.
+    boxes : tuple
+        Each panel's [x, y, width, height] in a 760-wide view box ``height`` tall.
+    legend : tuple
+        The key's entries, by the names of series, lines, spans, marks and points (all that have a label,
+        in order, if empty).
+    palette : str
+        A palette of the script's looked up before its common one ("serving").
+    tables : tuple
+        Terms giving tables (keyword -> value) whose values the figure takes, after the deployment's
+        (``data("laws", setting("law_name"))``).
+    needs : tuple
+        Keywords without which there is no figure (a rate the registry lacks for the chip): where one has no
+        value, the page shows ``missing``, a label template, in its place.
+    missing : str
+        See ``needs``.
     """
 
     panels: tuple
     keywords: dict
-    label: str = ""
-    scalars: dict = dataclasses.field(default_factory=dict)
+    title: str = ""
+    values: dict = dataclasses.field(default_factory=dict)
     deployment: tuple = ("model", "chip", None)
+    boxes: tuple = ()
+    height: float = 300.0
+    legend: tuple = ()
+    palette: str = ""
+    tables: tuple = ()
+    needs: tuple = ()
+    missing: str = ""
 
     def __post_init__(self):
         _check.record(self)
         if not all(isinstance(p, Panel) for p in self.panels) or not all(
-                isinstance(v, tuple) and len(v) == 2 for v in self.scalars.values()):
-            raise ValueError(f"Plot: panels must be Panels and scalars map names to (equations, scale); got "
-                             f"{_check.short(self.panels)}, {_check.short(self.scalars)}")
+                isinstance(v, Term) for v in self.values.values()):
+            raise ValueError(f"Plot: panels must be Panels and values map names to Terms; got "
+                             f"{_check.short(self.panels)}, {_check.short(self.values)}")
+        if self.boxes and len(self.boxes) != len(self.panels):
+            raise ValueError(f"Plot: boxes must give each of the {len(self.panels)} panels its place")
+        names = {n for p in self.panels for n in p.names()}
+        unknown = [n for n in self.legend if n not in names]
+        if unknown:
+            raise ValueError(f"Plot: legend names {unknown} that no panel draws")
 
     def equations(self):
         """Every equation the plot evaluates, each once, in order."""
-        names = [e for p in self.panels for s in p.series for e in s.equations]
-        names += [e for eqs, _ in self.scalars.values() for e in eqs]
-        return tuple(dict.fromkeys(names))
+        return tuple(dict.fromkeys(_equations((self.keywords, self.values, self.panels))))
 
     def as_json(self):
-        return dataclasses.asdict(self)
+        return _as_json(self)
 
 
 def curves(key, chapter, controls, plot, data, caption="", frame=None):
@@ -576,7 +1102,8 @@ def curves(key, chapter, controls, plot, data, caption="", frame=None):
     if not all(isinstance(c, Control) for c in controls):
         raise ValueError(f"controls must be Controls (see select, int_slider, ...); got {_check.short(controls)}")
     known = {c.name for c in controls}
-    missing = [c for c in list(plot.keywords.values()) + [c for c in plot.deployment if c] if c not in known]
+    named = [c for c in plot.keywords.values() if isinstance(c, str)] + [c for c in plot.deployment if c]
+    missing = [c for c in named if c not in known]
     if missing:
         raise ValueError(f"live figure {key}: the plot uses controls {missing} that it does not have")
     return Live(key, chapter, plot.equations(), tuple(controls), data, caption, plot, frame)

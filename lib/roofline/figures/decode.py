@@ -24,8 +24,9 @@ from matplotlib.offsetbox import AnnotationBbox, OffsetImage
 
 from .. import _check, decode, hardware, lecture, models, registry
 from ..deployment import Deployment, deploy
-from .declare import Live, _keys, batch_axis, checkbox, deployments, inert_where, log_slider, roofline_eq, select
-from .declare import window_tables
+from .declare import (Mark, Panel, Plot, Point, Series, Span, Style, _keys, batch_axis, checkbox, curves, decades,
+                      deployments, eq, high, inert_where, log_slider, low, maximum, ref, roofline_eq, select, setting,
+                      when, window_tables)
 from .live import LiveFigure, batch_grid, new_figure, live_settings
 
 MS = 1e3          # s -> ms
@@ -374,20 +375,12 @@ def live_frame(settings):
 
 
 # -- the live figure's declaration: step time and cost per token against batch ---------------------
-_LIVE_EQS = ("decode.compute_time_s", "decode.weight_time_s", "decode.kv_time_s", "decode.memory_time_s",
-             "decode.step_time_s", "decode.cost_per_token_usd", "decode.cost_floor_usd", "decode.max_batch_n",
-             "decode.balance_batch_with_kv_n", "decode.compute_time_attn_s", "decode.weight_time_touched_s",
-             "decode.step_time_refined_s")
-
-
 def _live_data(live):
     keys = _keys(map(roofline_eq, live.equations), ("batch", "len_ctx"))
     precisions = live.control("precision").options
     table = deployments(models.names(), hardware.names(), precisions, keys)
     return {"deployments": table,
-            "windows": window_tables(keys, live.control("context").grid),
-            "batch": batch_axis(DecodeFigure),
-            "ms": MS, "per_million": PER_MILLION}
+            "windows": window_tables(keys, live.control("context").grid)}
 
 
 def _refined_inert(precisions):
@@ -447,5 +440,50 @@ def live():
         log_slider("context", "len_ctx", 1, 6, board_ctx),
         checkbox("refined", "experts touched + attention FLOPs").unless(*_refined_inert(precisions)),
     )
-    return Live("decode", "01_batch_size", _LIVE_EQS, controls, _live_data,
-                "Step time (left) and cost per token (right) against batch.", frame=live_frame)
+    return curves("decode", "01_batch_size", controls, _live_plot(), _live_data,
+                  "Step time (left) and cost per token (right) against batch.", frame=live_frame)
+
+
+def _live_plot():
+    """Chapter 1's live figure as the page draws it: the terms of :func:`latency_terms` (ms) and
+    :func:`cost_terms` (each times the cost per token over the step time) against batch, the refined ones where
+    the box is ticked and the deployment knows its experts, the cost floor, the memory wall, the balance point."""
+    t = {k: eq(f"decode.{k}") for k in ("compute_time_s", "weight_time_s", "kv_time_s", "memory_time_s",
+                                        "step_time_s", "weight_time_touched_s", "step_time_refined_s")}
+    per_step = eq("decode.cost_per_token_usd") / t["step_time_s"]  # USD per token per second of step
+    refined = setting("refined")
+
+    def terms(unit, floor=()):
+        return floor + (
+            Series("compute", "compute", unit(t["compute_time_s"]), Style("compute", 1)),
+            Series("weights", "weight fetch", unit(t["weight_time_s"]), Style("weights", 1)),
+            Series("kv", "KV fetch", unit(t["kv_time_s"]), Style("kv", 1)),
+            Series("memory", "weight + KV", unit(t["memory_time_s"]), Style("memory", 1, "5 3")),
+            Series("step", "total", unit(t["step_time_s"]), Style("total", 3, "", 0.8)),
+            Series("refined_step", "total, experts touched + attention FLOPs (option)",
+                   unit(t["step_time_refined_s"]), Style("grey", 2.5, "8 3 2 3"), when=refined, optional="refined"),
+            Series("refined_weights", "weight fetch, experts touched (option)", unit(t["weight_time_touched_s"]),
+                   Style("weights", 2, "2 2"), when=refined, optional="refined"))
+
+    batch = tuple(batch_axis(DecodeFigure))
+    others = dict(spans=(Span("wall", "KV cache does not fit", ref("wall")),),
+                  marks=(Mark("batch", "batch B", setting("batch")),),
+                  points=(Point("balance", "", eq("decode.balance_batch_with_kv_n"), on="step", within=True),),
+                  xlog=True, ylog=True, ylim=decades(maximum(low(), low("step") / 30), high("step") * 3))
+    floor = Series("floor", "slow-mode floor (cost)", eq("decode.cost_floor_usd") * PER_MILLION,
+                   Style("grey", 6, "", 0.3))
+    return Plot(
+        panels=(Panel("batch", batch, "batch size (sequences)", "time per decode step (ms)",
+                      terms(lambda y: y * MS), note="{model}\n{n_chips} x {chip}, {precision}\nB = {batch:count}, "
+                      "L = {context:count}\n{regime}; {fits}", note_width=250, **others),
+                Panel("batch", batch, "batch size (sequences)", "cost (USD per million tokens)",
+                      terms(lambda y: y * per_step * PER_MILLION, (floor,)), **others)),
+        keywords={"batch": "batch", "len_ctx": "context"},
+        deployment=("model", "chip", "precision"),
+        values={"wall": eq("decode.max_batch_n"),
+                "regime": when(t["compute_time_s"] >= t["weight_time_s"] + eq("decode.kv_time_s"), "compute-bound",
+                               when(t["weight_time_s"] >= t["kv_time_s"], "weight-bound", "KV-bound")),
+                "fits": when(setting("batch") <= ref("wall"), "KV fits", "KV does NOT fit (max B {wall:count})")},
+        boxes=((62, 12, 280, 250), (432, 12, 280, 250)), height=320,
+        legend=("compute", "weights", "kv", "memory", "step", "floor", "wall", "batch", "refined_step",
+                "refined_weights"))

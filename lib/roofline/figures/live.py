@@ -8,17 +8,28 @@ import numpy as np
 from matplotlib.backend_bases import FigureCanvasBase
 
 
-_UNITS = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K"), (1.0, ""))
+COUNT_RULE = {
+    "units": ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K"), (1.0, "")),
+    "decimals": ((100, 0), (10, 1), (0, 2)),
+    "below_one": 3,
+    "carry": "1,000",
+}
+"""How :func:`count` writes a count, as data: the one rule the library and the published page read.
+
+``units``: (scale, suffix), largest first; a value at or above a scale is written over it with its suffix.
+``decimals``: (bound, decimals): the value over its unit at or above the first bound gets so many decimals
+(rounded as Python's ``format`` rounds, thousands separated, trailing zeros dropped). ``below_one``: the
+decimals of a value under 1. ``carry``: the text at which a value that rounds up to it is 1 of the next unit.
+:func:`count` interprets it with Python's ``format``; the page's ``count`` (``roofline-live.js``) interprets the
+same data, which :mod:`roofline.web` prints into the generated script, with its port of Python's fixed-point
+rounding; ``tests/test_web.py`` runs the page's in Node against this one on thousands of values.
+"""
 
 
 def count(x):
     """A count (tokens, parameters, sequences) as every live figure and the published page write it: three
-    significant figures with K, M, B or T (``160``, ``4.1K``, ``96K``, ``32.8K``, ``1.2M``, ``100B``).
-
-    The page's script (``book/_static/roofline-live.js``, ``count``) does the same steps, so the two agree
-    character for character: the value over its unit, 2, 1 or 0 decimals as it is below 10, 100 or not,
-    rounded as Python's ``format`` rounds, trailing zeros dropped; a value that rounds up to 1,000 of one
-    unit is 1 of the next.
+    significant figures with K, M, B or T (``160``, ``4.1K``, ``96K``, ``32.8K``, ``1.2M``, ``100B``), by the
+    rule :data:`COUNT_RULE`.
 
     >>> [count(x) for x in (0, 0.5, 1, 160, 999.7, 4096, 32768, 96e3, 1.2e6, 1e11, 2.592e14)]
     ['0', '0.5', '1', '160', '1K', '4.1K', '32.8K', '96K', '1.2M', '100B', '259T']
@@ -26,14 +37,17 @@ def count(x):
     from .. import _check
 
     x = _check.scalar("x", x, "nonnegative")
+    rule = COUNT_RULE
     trim = lambda t: t.rstrip("0").rstrip(".") if "." in t else t  # noqa: E731
     if not x >= 1:
-        return trim(f"{x:,.3f}")
-    for i, (scale, unit) in enumerate(_UNITS):
+        return trim(f"{x:,.{rule['below_one']}f}")
+    units = rule["units"]
+    for i, (scale, unit) in enumerate(units):
         if x >= scale:
             y = x / scale
-            text = trim(f"{y:,.{0 if y >= 100 else 1 if y >= 10 else 2}f}")
-            return "1" + _UNITS[i - 1][1] if text == "1,000" and i > 0 else text + unit
+            digits = next(d for bound, d in rule["decimals"] if y >= bound)
+            text = trim(f"{y:,.{digits}f}")
+            return "1" + units[i - 1][1] if text == rule["carry"] and i > 0 else text + unit
 
 
 def live_settings(settings, names):

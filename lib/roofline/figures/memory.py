@@ -22,8 +22,8 @@ import numpy as np
 
 from .. import _check, decode, hardware, memory, models
 from ..deployment import Deployment, deploy
-from .declare import Panel, Plot, Series, _keys, _number, curves, deployments, int_slider, log_slider, roofline_eq
-from .declare import select, window_tables
+from .declare import (Line, Mark, Panel, Plot, Point, Series, Style, Ticks, _keys, _number, curves, deployments, eq,
+                      high, int_slider, log_slider, roofline_eq, select, setting, value, window_tables)
 from .decode import COLORS, log_axes
 from .live import LiveFigure, new_figure, live_settings
 
@@ -182,24 +182,29 @@ def live():
         log_slider("context", "context (tokens)", 2, 6, 8192),
     )
     per_gb = 1 / GB
-    weights, kv = "memory.weights_per_gpu_bytes", "memory.kv_per_gpu_bytes"
+    weights = eq("memory.weights_per_gpu_bytes") * per_gb
+    kv = eq("memory.kv_per_gpu_bytes") * per_gb
     chips = inspect.signature(draw_floor_vs_scaleup).parameters["chips"].default
     plot = Plot(
         panels=(
             Panel("n_stages", tuple(int(p) for p in STAGES), "pipeline stages P", "GB per GPU", (
-                Series("weights", "weights", (weights,), per_gb, "weights", markers=True),
-                Series("kv", "KV cache", (kv,), per_gb, "kv", markers=True),
-                Series("total", "total", (weights, kv), per_gb, "total", width=2.5),
-            ), hline=("HBM per GPU", "hbm_bytes", per_gb), marker=True),
+                Series("weights", "weights", weights, Style("weights"), markers=True),
+                Series("kv", "KV cache", kv, Style("kv"), markers=True),
+                Series("total", "total", weights + kv, Style("total", 2.5)),
+            ), lines=(Line("hbm", "HBM per GPU", value("hbm_bytes") * per_gb),),
+                marks=(Mark("stages", "stages P", setting("stages")),),
+                xlim=(int(STAGES[0]) - 0.75, int(STAGES[-1]) + 0.75), ylim=(0, high() * 1.1),
+                xticks=Ticks("plain", 6, inside=True), yticks=Ticks("plain")),
             Panel("n_chips", tuple(_number(c) for c in chips), "chips reading the weights at once",
                   "ms per step (weights alone)", (
-                      Series("floor", "weight-fetch floor", ("decode.weight_time_s",), 1e3, "weights", width=2.5),
-                  ), xlog=True, ylog=True, dot="floor"),
+                      Series("floor", "weight-fetch floor", eq("decode.weight_time_s") * 1e3, Style("weights", 2.5)),
+                  ), points=(Point("dot", "", value("n_chips"), on="floor", r=4),), xlog=True, ylog=True),
         ),
         keywords={"n_chips": "gpus", "n_stages": "stages", "micro_batch": "micro", "len_ctx": "context"},
-        scalars={"at": ((weights, kv), per_gb)},
-        label="{model} on {gpus} x {chip} per stage; micro-batch {micro:,}, L = {context:,}: {at:.1f} GB per GPU "
-              "at P = {stages}")
+        values={"at": weights + kv},
+        title="{model} on {gpus} x {chip} per stage; micro-batch {micro:,}, L = {context:,}: {at:.1f} GB per GPU "
+              "at P = {stages}",
+        boxes=((62, 26, 249, 230), (411, 26, 249, 230)), height=300)
     return curves("memory", "04_pipelining_memory", controls, plot, _live_data,
                   "Memory per GPU against pipeline stages (left); the weight-fetch floor against scale-up size "
                   "(right).", frame=live_frame)

@@ -22,8 +22,9 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
 from .. import _check, hardware, models, moe, moe_data
 from ..deployment import Deployment, deploy
-from .declare import Live, _keys, batch_axis, deployments, inert_where, int_slider, log_slider, roofline_eq, select
-from .declare import window_tables
+from .declare import (Mark, Panel, Plot, Series, Span, Style, _keys, argmax, batch_axis, curves, data, decades,
+                      deployments, eq, high, inert_where, int_slider, log_slider, low, maximum, minimum, position,
+                      ref, roofline_eq, select, setting, value, when, window_tables)
 from .decode import (COLORS, MS, _batch, _set_wall, _wall_span, legend_below, log_axes,  # noqa: F401 (legend_below:
                      memory_wall)                                                  # for chapter 2's notebook)
 from .live import LiveFigure, batch_grid, new_figure, live_settings
@@ -333,8 +334,6 @@ LIVE_ACTIVATIONS = ("fp8", "bf16")
 
 
 # -- the live figure's declaration: the step with the all-to-all -----------------------------------
-_LIVE_EQS = ("decode.compute_time_s", "decode.weight_time_s", "decode.kv_time_s", "decode.memory_time_s",
-             "decode.max_batch_n", "moe.comm_time_s", "moe.step_with_comm_s", "moe.step_with_comm_s[overlap=full]")
 _LAYOUTS = (("one rack's, split", "split"), ("each rack's", "widen"))  # moe.layout_chips
 _LINKS = (("64-byte floor", "floor"), ("calibrated", "calibrated"))  # moe_data.link_values
 
@@ -369,8 +368,7 @@ def _live_data(live):
     return {"deployments": table, "experts": experts, "layout_chips": layouts, "links": links,
             "act_bytes": moe_data.act_bytes_per_value(*LIVE_ACTIVATIONS),
             "windows": window_tables(keys, live.control("context").grid,
-                                     lambda m: deploy(m, "GB200", LIVE_PRECISION)),
-            "batch": batch_axis(MoeFigure), "ms": MS}
+                                     lambda m: deploy(m, "GB200", LIVE_PRECISION))}
 
 
 def _layout_inert(racks):
@@ -412,5 +410,50 @@ def live():
         log_slider("batch", "batch B", 0, 5, ep.balance_batch()),
         log_slider("context", "context (tokens)", 1, 6, 2048),  # chapter 2's chat-length context
     )
-    return Live("moe", "02_moe_layout", _LIVE_EQS, controls, _live_data,
-                "The decode step with the all-to-all against batch.", frame=live_frame)
+    return curves("moe", "02_moe_layout", controls, _live_plot(), _live_data,
+                  "The decode step with the all-to-all against batch.", frame=live_frame)
+
+
+def _live_plot():
+    """Chapter 2's live figure as the page draws it: :func:`step_parts` (ms) against batch, as the widget cell
+    sets it up: top-K routing, on the GPUs of the layout (:func:`roofline.moe.layout_chips`), over the links of
+    :func:`roofline.moe_data.link_values`, FP8 out and BF16 back."""
+    t = {k: eq(k) for k in ("decode.compute_time_s", "decode.weight_time_s", "decode.kv_time_s",
+                            "decode.memory_time_s", "moe.comm_time_s", "moe.step_with_comm_s",
+                            "moe.step_with_comm_s[overlap=full]")}
+    chip, model = setting("chip"), setting("model")
+    link = lambda key: data("links", chip, setting("links"), key)  # noqa: E731
+    layout = lambda i: data("layout_chips", chip, model, setting("layout"), position("racks"), i)  # noqa: E731
+    shown = ("step", "comm")
+    top = high(*shown) * 3
+    return Plot(
+        panels=(Panel("batch", tuple(batch_axis(MoeFigure)), "batch size (sequences)", "time per decode step (ms)", (
+            Series("compute", "compute", t["decode.compute_time_s"] * MS, Style("compute", 1)),
+            Series("weights", "weight fetch", t["decode.weight_time_s"] * MS, Style("weights", 1)),
+            Series("kv", "KV fetch", t["decode.kv_time_s"] * MS, Style("kv", 1)),
+            Series("memory", "weight + KV fetch", t["decode.memory_time_s"] * MS, Style("memory", 1, "5 3")),
+            Series("comm", "all-to-all", t["moe.comm_time_s"] * MS, Style("comm", 1.5)),
+            Series("hidden", "step, all-to-all hidden", t["moe.step_with_comm_s[overlap=full]"] * MS,
+                   Style("grey", 2, "8 3 2 3")),
+            Series("step", "step, all-to-all added", t["moe.step_with_comm_s"] * MS, Style("total", 3, "", 0.8)),
+        ), spans=(Span("wall", "KV cache does not fit", ref("wall")),),
+            marks=(Mark("batch", "batch B", setting("batch")),), xlog=True, ylog=True,
+            ylim=decades(maximum(low(*shown) / 30, top / 1e6), top),
+            note="{model}, {n_chips} x {chip} in {n_racks} rack(s)\nB = {batch:count}, L = {context:count}; {fits}\n"
+                 "all-to-all = {share:.0%} of the step without it{one_each}", note_width=330),),
+        keywords={"batch": "batch", "len_ctx": "context",
+                  "top_k": minimum(setting("top_k"), data("experts", model)),
+                  "n_chips": layout(0), "n_racks": layout(1),
+                  "hop_latency": when(value("n_racks") > 1, link("racks"), link("rack")),
+                  "scaleout_bw": link("scaleout_bw"), "scaleup_bw": link("scaleup_bw"), "act_bytes": data("act_bytes")},
+        deployment=("model", "chip", None),
+        values={"wall": eq("decode.max_batch_n"), "n_chips": value("n_chips"), "n_racks": value("n_racks"),
+                "hop_latency": value("hop_latency"),
+                "regime": argmax(compute=t["decode.compute_time_s"], memory=t["decode.memory_time_s"],
+                                 communication=t["moe.comm_time_s"]),
+                "share": t["moe.comm_time_s"] / maximum(t["decode.compute_time_s"], t["decode.memory_time_s"]),
+                "fits": when(setting("batch") <= ref("wall"), "KV fits", "KV does NOT fit"),
+                "one_each": when(value("n_chips") >= data("experts", model), "\none expert a GPU: no layout adds GPUs",
+                                 "")},
+        boxes=((72, 12, 620, 270),), height=330,
+        legend=("compute", "weights", "kv", "memory", "comm", "hidden", "step", "wall", "batch"))

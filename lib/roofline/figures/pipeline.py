@@ -18,7 +18,8 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
 from .. import _check, pipeline
-from .declare import Live, int_slider, select
+from .declare import (Blocks, Panel, Plot, Ticks, curves, eq, int_slider, one_of, ref, select, setting, timeline,
+                      when)
 from .moe import COMM, EXPERT_FILL, SWITCH_FILL, _arrow, _blank, _box
 from .live import LiveFigure, new_figure, live_settings
 
@@ -215,9 +216,29 @@ def live_frame(settings):
 
 # -- the live figure's declaration: the timeline of one schedule ------------------------------------
 def _live_data(live):
+    return {}
+
+
+def _live_plot():
+    """Chapter 3's live figure as the page draws it: the schedule's timeline (the script's
+    :func:`roofline.pipeline.schedule`, a :func:`~roofline.figures.declare.timeline`), its idle share, and the
+    closed form of the bubble where the schedule has one (GPipe, 1F1B)."""
     params = inspect.signature(pipeline.schedule).parameters
-    return {"fwd": params["fwd"].default, "bwd": params["bwd"].default,
-            "with_formula": ["gpipe", "1f1b"]}  # schedules whose idle share has the closed form
+    run = lambda part: timeline("schedule", setting("stages"), setting("micro"), setting("kind"),  # noqa: E731
+                                params["fwd"].default, params["bwd"].default, part)
+    formula = one_of(setting("kind"), "gpipe", "1f1b")  # the schedules whose idle share has the closed form
+    return Plot(
+        panels=(Panel("", (), "time (forward passes)", "", (), blocks=(
+            Blocks("schedule", run("ops"), setting("stages"), {"F": ("fwd", "forward"), "B": ("bwd", "backward")},
+                   ("idle", "idle (bubble)"), "rack {}"),),
+            xlim=(0, ref("end")), ylim=(-0.6, setting("stages") - 0.4),
+            xticks=Ticks("plain", 8, narrow=5, whole=True)),),
+        keywords={"n_stages": "stages", "n_micro": "micro"},
+        deployment=(None, None, None),
+        values={"end": run("end"), "idle": run("idle"), "bubble": when(formula, eq("pipeline.bubble_fraction"), None),
+                "formula": when(formula, "; (P - 1)/(m + P - 1) = {bubble:.1%}", "")},
+        title="{kind}: P = {stages} stages, m = {micro} micro-batches; idle {idle:.1%}{formula}",
+        boxes=((84, 26, 610, 230),), height=300)
 
 
 def live():
@@ -227,12 +248,12 @@ def live():
     Returns
     -------
     roofline.figures.declare.Live
-        Its equation, controls (8 stages, 16 micro-batches, 1F1B), data and static frame (:func:`live_frame`).
+        Its equation, controls (8 stages, 16 micro-batches, 1F1B), plot and static frame (:func:`live_frame`).
     """
     controls = (
         int_slider("stages", "stages P", 1, 12, 8),
         int_slider("micro", "micro m", 1, 32, 16),
         select("kind", "schedule", ("gpipe", "1f1b", "inference", "naive"), "1f1b"),
     )
-    return Live("pipeline", "03_pipeline_parallelism", ("pipeline.bubble_fraction",), controls, _live_data,
-                "The timeline of one schedule.", frame=live_frame)
+    return curves("pipeline", "03_pipeline_parallelism", controls, _live_plot(), _live_data,
+                  "The timeline of one schedule.", frame=live_frame)

@@ -21,8 +21,9 @@ import numpy as np
 
 from .. import _check, hardware, prefill, registry, speculation, training_runs
 from ..deployment import Deployment, deploy
-from .declare import Live, _compact, _keys, _number, deployments, float_slider, int_slider, roofline_eq
-from .declare import select, selection_slider, window_tables
+from .declare import (Mark, Panel, Plot, Point, Series, Span, Style, _compact, _keys, _number, curves, data,
+                      decades, deployments, eq, finite, float_slider, high, int_slider, item, low, position, ref,
+                      roofline_eq, select, selection_slider, setting, when, window_tables)
 from .decode import _precision_inert
 from .live import LiveFigure, count, new_figure, live_settings
 
@@ -277,9 +278,6 @@ def live_frame(settings):
 
 
 # -- the live figure's declaration: time to first token against prompt length, a user's speed with speculation --
-_LIVE_EQS = ("prefill.prefill_compute_time_s", "prefill.prefill_memory_time_s", "prefill.prefill_time_s",
-             "speculation.spec_pass_time_s", "speculation.spec_user_tokens_per_s", "speculation.spec_speedup",
-             "speculation.spec_breakeven_batch", "decode.max_batch_n")
 MODELS = ("DeepSeek-V3", "Kimi K2", "Qwen3-235B-A22B", "gpt-oss-120b", "Llama 3.1 405B", "Llama 3.1 70B",
           "Mixtral 8x7B")
 """The models chapter 8's controls offer (its ``names``: the registry's served models with their layers' shapes)."""
@@ -315,8 +313,7 @@ def _live_data(live):
                                "kv_bytes": at(np.broadcast_to(d.kv_bytes_at(x), x.shape))}
     walls = [[[_number(prompt_wall(deploy(m, h, p))) for p in precisions] for h in offered]
              for m in MODELS]
-    return {"deployments": table, "prompts": prompts, "prompt": prompt, "prompt_wall": walls,
-            "batch": [_number(b) for b in np.geomspace(*BATCHES)],
+    return {"deployments": table, "prompt": prompt, "prompt_wall": walls,
             "windows": window_tables(keys, live.control("context").grid, lambda m: deploy(m, "H200", "fp8"))}
 
 
@@ -354,6 +351,65 @@ def live():
         float_slider("accept", "accept α_s", 0.3, 1.0, accept, 0.025),
         int_slider("drafts", "drafts k_d", 1, 7, 1),
     )
-    return Live("prefill", "08_prefill_and_speculation", _LIVE_EQS, controls, _live_data,
-                "Time to first token against prompt length (left); tokens a second per user against batch, with "
-                "and without speculation (right).", frame=live_frame)
+    return curves("prefill", "08_prefill_and_speculation", controls, _live_plot(), _live_data,
+                  "Time to first token against prompt length (left); tokens a second per user against batch, with "
+                  "and without speculation (right).", frame=live_frame)
+
+
+def _live_plot():
+    """Chapter 8's live figure as the page draws it: :func:`ttft_terms` of one fresh prompt of each length (its
+    attention FLOPs and cache bytes from the data, by the prompt's place on the axis or the slider), and
+    :func:`speed_terms` against batch with the break-even batch and the walls; the labels as
+    :class:`PrefillFigure` writes them."""
+    model = setting("model")
+    prompt = lambda grid, key, at=None: (data("prompt", model, grid, key) if at is None  # noqa: E731
+                                         else item(data("prompt", model, grid, key), at))
+    fresh = lambda grid, at=None: dict(batch=1, len_ctx=0, latent_flops=data("prompt", model, "latent_flops"),  # noqa
+                                       attn_flops=prompt(grid, "attn_flops", at), kv_bytes=prompt(grid, "kv_bytes", at))
+    compute = eq("prefill.prefill_compute_time_s")
+    weights = eq("prefill.prefill_compute_time_s", attn_flops=0)
+    wall = data("prompt_wall", position("model"), position("chip"), position("precision"))
+    ttft = eq("prefill.prefill_time_s", pass_len=setting("prompt"), **fresh("control", position("prompt")))
+    return Plot(
+        panels=(
+            Panel("pass_len", tuple(_number(x) for x in np.geomspace(*PROMPTS)), "prompt length (tokens)",
+                  "time to first token (s)", (
+                      Series("weights", "weights' FLOPs", weights, Style("compute", 1)),
+                      Series("attention", "attention's FLOPs", compute - weights, Style("memory", 1)),
+                      Series("memory", "memory (weights read)", eq("prefill.prefill_memory_time_s"),
+                             Style("weights", 1)),
+                      Series("total", "time to first token", eq("prefill.prefill_time_s"),
+                             Style("total", 2.5, "", 0.85))),
+                  spans=(Span("wall", "beyond context or memory", wall, clamp=False),),
+                  marks=(Mark("prompt", "prompt ℓ_p", setting("prompt")),), xlog=True, ylog=True,
+                  ylim=decades(low("total", "memory") / 3, high("total", "memory") * 3),
+                  keywords=fresh("panel"), note_width=200,
+                  note="{model}\n{n_chips} x {chip}, {precision}\n{prompt:count} tokens: {ttft_text}"),
+            Panel("batch", tuple(_number(b) for b in np.geomspace(*BATCHES)), "batch size (sequences)",
+                  "tokens/s per user", (
+                      Series("plain", "plain decode", 1 / eq("speculation.spec_pass_time_s", pass_len=1),
+                             Style("weights", 2)),
+                      Series("spec", "with speculation", eq("speculation.spec_user_tokens_per_s"),
+                             Style("kv", 2, "6 3"))),
+                  spans=(Span("kv_wall", "KV cache does not fit", ref("wall")),),
+                  marks=(Mark("batch", "batch B", setting("batch")),),
+                  points=(Point("even", "break-even batch", ref("even"), on="plain", interp=True, within=True,
+                                color="kv", r=4),), xlog=True, ylog=True,
+                  ylim=decades(low("plain", "spec") / 3, high("plain", "spec") * 3), note_width=245,
+                  note="B = {batch:count} at L = {context:count} ({fits})\nα {accept:.3g}, {drafts} draft{plural}: "
+                       "{gain:.2f}x\nbreak-even B {even_text}")),
+        keywords={"batch": "batch", "len_ctx": "context", "accept_rate": "accept", "pass_len": setting("drafts") + 1},
+        deployment=("model", "chip", "precision"),
+        values={"ttft": ttft, "ttft_ms": ref("ttft") * 1e3,
+                "ttft_text": when(ref("ttft") < 1, "{ttft_ms:.3g} ms", "{ttft:.3g} s"),
+                "wall": eq("decode.max_batch_n"), "even": eq("speculation.spec_breakeven_batch"),
+                "gain": eq("speculation.spec_speedup"),
+                "fits": when(setting("batch") <= ref("wall"), "fits", "does NOT fit"),
+                "plural": when(setting("drafts") > 1, "s", ""),
+                "even_text": when(finite(ref("even")), "{even:count}", "none (no batch is too large)")},
+        boxes=((84, 12, 266, 250), (460, 12, 266, 250)), height=320,  # room for the ticks 0.0001
+        legend=("weights", "attention", "memory", "total", "wall", "prompt", "plain", "spec", "even", "kv_wall",
+                "batch"),
+        needs=("attn_flops_rate",),
+        missing="the registry gives {chip} no attention FLOP rate at the KV cache's precision, which the prompt's "
+                "attention needs")

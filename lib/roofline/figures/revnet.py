@@ -19,7 +19,9 @@ import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from .. import _check, hardware, models, revnet, training
-from .declare import Live, _number, equation_id, int_slider, select, selection_slider
+from .declare import (Line, Mark, Panel, Plot, Series, Style, Ticks, _number, curves, data, equation_id, high,
+                      int_slider, item, ladder_above, ladder_below, low, maximum, position, ref, select,
+                      selection_slider, timeline, when)
 from .live import LiveFigure, new_figure, live_settings
 
 GB = 1e9
@@ -463,12 +465,36 @@ def _live_data(live):
     if drawn != _LIVE_VARIANT:
         raise ValueError(f"TimelineFigure draws {drawn}; the page draws {_LIVE_VARIANT}: update "
                          "roofline.figures.revnet._LIVE_VARIANT")
-    return {"kinds": list(KINDS), "labels": [LABELS[k] for k in KINDS],
-            "backward": _number(training.BACKWARD_FLOPS_PER_PARAM / training.FORWARD_FLOPS_PER_PARAM),
-            "layer": _LIVE_LAYER, "held": _LIVE_HELD, "head_dim": HEAD_DIM, "gb": GB,
-            "hbm_bytes": _number(hardware.get("H100").hbm_bytes),
-            "hbm_label": hbm_label(hardware.get("H100").hbm_bytes, "H100"),
-            "ladder": list(LADDER)}
+    # the heads at each width of the slider (of HEAD_DIM dimensions, as the widget cell's), the limits' ladder
+    return {"heads": [int(w // HEAD_DIM) for w in live.control("d_model").grid], "ladder": list(LADDER)}
+
+
+def _live_plot():
+    """Chapter 7's live figure as the page draws it (:meth:`TimelineFigure.update`): the three kinds'
+    :func:`memory_timeline`, time as a share of the stored step, bytes in GB, against an H100's HBM, on the
+    ladder's limits (:func:`log_limits`); the title as the figure writes it."""
+    backward = _number(training.BACKWARD_FLOPS_PER_PARAM / training.FORWARD_FLOPS_PER_PARAM)
+    line = lambda kind, part: timeline("activations", kind, _LIVE_HELD[kind], _LIVE_LAYER, backward, part)  # noqa
+    hbm = hardware.get("H100").hbm_bytes
+    peaks = {f"peak_{k}": high(line(k, "held")) / GB for k in KINDS}
+    texts = {f"peak_{k}_text": when(ref(f"peak_{k}") >= 10, f"{{peak_{k}:,.1f}}", f"{{peak_{k}:.2f}}") for k in KINDS}
+    marks = Style("marks", 0.8)
+    return Plot(
+        panels=(Panel("", (), "time (share of the stored step)", "activations held (GB)", tuple(
+            Series(k, LABELS[k], line(k, "held") / GB, Style(k, 1.5), x=line(k, "t") / ref("span"), step="pre",
+                   floor=True) for k in KINDS),
+            lines=(Line("hbm", hbm_label(hbm, "H100"), _number(hbm / GB), Style("hbm", 1, "5 3")),),
+            marks=(Mark("stored_end", "", 1.0, marks), Mark("reversible_end", "", 4 / 3, marks)),
+            ylog=True, xlim=(0, 1.4), xticks=Ticks("plain", 7), yticks=Ticks("125"),
+            ylim=(ladder_below(low() / 1.1, data("ladder")),
+                  ladder_above(maximum(high("stored"), _number(hbm / GB)) * 1.1, data("ladder")))),),
+        keywords={"n_layers": "n_layers", "d_model": "d_model", "n_heads": data("heads", position("d_model")),
+                  "micro_batch": "micro_batch", "len_ctx": "len_ctx", "saved_act_bytes": "saved_act_bytes"},
+        deployment=(None, None, None),
+        values={"span": item(line("stored", "t"), -1), **peaks, **texts},  # the stored step's length, 3 L
+        title="{n_layers} layers, width {d_model:,.0f}, batch {micro_batch} x {len_ctx:,.0f} tokens, "
+              "{saved_act_bytes} B/value: peaks " + " / ".join(f"{{peak_{k}_text}}" for k in KINDS) + " GB",
+        boxes=((72, 30, 660, 230),), height=310, palette="revnet")
 
 
 def live():
@@ -480,7 +506,7 @@ def live():
     -------
     roofline.figures.declare.Live
         Its equations (FlashAttention, no dropout, as :class:`TimelineFigure` draws), controls (Llama 3.1
-        70B's width and depth), data and static frame (:func:`live_frame`).
+        70B's width and depth), plot, data and static frame (:func:`live_frame`).
     """
     llama = models.get("Llama 3.1 70B")  # chapter 7's shape: GPT-style layers at Llama 3.1 70B's width and depth
     controls = (
@@ -490,5 +516,5 @@ def live():
         selection_slider("len_ctx", "length L", [2 ** k for k in range(9, 20)], 4096),
         select("saved_act_bytes", "bytes/act.", (("FP32 (4 B)", 4), ("BF16 (2 B)", 2), ("FP8 (1 B)", 1)), 2),
     )
-    return Live("revnet", "07_crypto_and_nets", (_LIVE_LAYER, *_LIVE_HELD.values()), controls, _live_data,
-                "Activations held over one training step: stored, checkpointed and reversible.", frame=live_frame)
+    return curves("revnet", "07_crypto_and_nets", controls, _live_plot(), _live_data,
+                  "Activations held over one training step: stored, checkpointed and reversible.", frame=live_frame)

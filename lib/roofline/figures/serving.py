@@ -13,7 +13,9 @@ from matplotlib.patches import Rectangle
 
 from .. import _check, decode, hardware, lecture, serving, symbols
 from ..deployment import deploy
-from .declare import Live, _keys, _number, deployments, float_slider, roofline_eq, select, selection_slider
+from .declare import (Mark, Panel, Plot, Point, Series, Span, Style, Ticks, _keys, _number, curves, data, decades,
+                      deployments, eq, float_slider, high, item, low, maximum, minimum, nice_above, ref, roofline_eq,
+                      select, selection_slider, series, setting, value, when)
 from .live import LiveFigure, count, new_figure, live_settings
 
 COLORS = {"compute": "tab:blue", "memory": "tab:orange", "total": "black", "price": "tab:red",
@@ -353,8 +355,6 @@ LIVE_MODEL = "DeepSeek (lecture)"
 
 
 # -- the live figure's declaration: cost per token against context under a two-tier price, and pass length ---
-_LIVE_EQS = ("serving.pass_compute_time_s", "serving.pass_memory_time_s", "serving.pass_time_s",
-             "serving.pass_cost_per_token_usd", "decode.max_batch_n", "decode.balance_context_tokens")
 _LIVE_PRECISION = "fp4"  # deploy(LIVE_MODEL, chip, "fp4")
 _LIVE_BATCH, _LIVE_CONTEXT = 16384, 32000  # chapter 6's figure: a large batch, a 32K context
 
@@ -369,7 +369,6 @@ def _live_data(live):
     keys = _keys(map(roofline_eq, live.equations), given)
     params = inspect.signature(ServingFigure.__init__).parameters
     return {"deployments": deployments((LIVE_MODEL,), serving_chips(), (_LIVE_PRECISION,), keys),
-            "contexts": list(CONTEXTS), "pass_lengths": list(PASS_LENGTHS),
             "step_tokens": _number(params["step_tokens"].default), "premium": _number(params["premium"].default)}
 
 
@@ -406,6 +405,58 @@ def live():
         selection_slider("decode_batch", "decode batch (right)", stops["decode_batch"], b5, counts=True),
         selection_slider("context", "context (right)", stops["context"], _LIVE_CONTEXT, counts=True),
     )
-    return Live("serving", "06_api_pricing", _LIVE_EQS, controls, _live_data,
-                "Cost per output token against context under a two-tier price (left); cost per token against "
-                "pass length (right).", frame=live_frame)
+    return curves("serving", "06_api_pricing", controls, _live_plot(), _live_data,
+                  "Cost per output token against context under a two-tier price (left); cost per token against "
+                  "pass length (right).", frame=live_frame)
+
+
+def _live_plot():
+    """Chapter 6's live figure as the page draws it (:meth:`ServingFigure.update`): per token of a pass, the cost
+    (USD per million) and its compute and memory parts (the cost times each time over the pass's time), against
+    context at the left batch with the two-tier price and the context wall, and against pass length at the
+    decode batch and context; the title as the figure writes it."""
+    cost = eq("serving.pass_cost_per_token_usd") * 1e6
+    part = lambda t: cost * eq(t) / eq("serving.pass_time_s")  # noqa: E731
+    at_step = eq("serving.pass_cost_per_token_usd", len_ctx=data("step_tokens"))
+    parts = lambda: (  # noqa: E731
+        Series("memory", "memory (weights + KV)", part("serving.pass_memory_time_s"), Style("memory", 1.5)),
+        Series("cost", "cost (the max)", cost, Style("cost", 2)))
+    compute = Series("compute", "compute", part("serving.pass_compute_time_s"), Style("compute", 1.5))
+    price = Series("price", "two-tier price", when(value("len_ctx") <= data("step_tokens"), at_step,
+                                                     at_step * (1 + data("premium"))) * 1e6,
+                   Style("price", 1.5, "5 3"), step="post")
+    contexts, passes = np.linspace(*CONTEXTS), np.geomspace(*PASS_LENGTHS)
+    first = _number(passes[0])
+    decode_at = dict(batch=setting("decode_batch"), len_ctx=setting("context"), pass_len=first)
+    tm, tc = (eq(f"serving.pass_{k}_time_s", **decode_at) for k in ("memory", "compute"))
+    tokens = setting("decode_batch") * first  # decode's memory time over its compute time, as the figure divides
+    return Plot(
+        panels=(
+            Panel("len_ctx", tuple(_number(x) for x in contexts), "context (thousand tokens)",
+                  "USD per million output tokens", parts() + (price, compute), xscale=1e-3,
+                  spans=(Span("wall", "cache does not fit", minimum(ref("ctx_wall"), _number(contexts[-1])) / 1e3,
+                              clamp=False),),
+                  marks=(Mark("context", "context of the right panel", setting("context") / 1e3,
+                              Style("grey", 1, "1.5 2.5")),),
+                  xlim=(0, _number(contexts[-1]) / 1e3),
+                  ylim=(0, nice_above(maximum(high("price"), high("cost")) * 1.15)),
+                  keywords={"batch": setting("batch"), "pass_len": 1}),
+            Panel("pass_len", tuple(_number(x) for x in passes), "pass length (tokens per sequence)",
+                  "USD per million tokens", parts() + (compute,),
+                  points=(Point("decode", "decode (one token per pass)", first, y=item(series("cost"), 0),
+                                color="cost"),),
+                  xlog=True, ylog=True, xticks=Ticks("pow10"), yticks=Ticks("pow10"),
+                  ylim=decades(minimum(low("compute") / 30, item(series("memory"), 0)),
+                               maximum(high("compute"), high("memory"))),
+                  keywords={"batch": setting("decode_batch"), "len_ctx": setting("context")})),
+        keywords={"price": "price", "n_active": "n_active", "n_total": setting("n_active") * setting("total_ratio"),
+                  "kv_bytes": "kv"},
+        deployment=(None, "chip", None),
+        values={"ctx_wall": eq("decode.max_batch_n", len_ctx=1) / setting("batch"),
+                "gap": (tm / tokens) / (tc / tokens), "cross": eq("decode.balance_context_tokens"),
+                "state": when(ref("gap") > 1, "memory-bound ({gap:,.1f}x compute); prefill passes of {gap:count}+ "
+                              "tokens are compute-bound", "compute-bound (memory {gap:.2f}x compute)")},
+        title="Left, batch {batch:count}: KV fetch = compute at {cross:count} tokens. Right, decode batch "
+              "{decode_batch:count} at {context:count} tokens:\ndecode is {state}",
+        boxes=((72, 46, 280, 222), (452, 46, 288, 222)), height=318, palette="serving",
+        legend=("compute", "memory", "cost", "price", "wall", "context", "decode"))

@@ -8,7 +8,9 @@ and the over-training factor against traffic, with the lecture's heuristic besid
 import numpy as np
 
 from .. import _check, lecture, training
-from .declare import Live, _compact, _number, float_slider, log_slider, select
+from .declare import (INFINITY, Line, Mark, Panel, Plot, Point, Series, Style, Text, Ticks, _compact, _number, curves,
+                      data, decade_above, decade_below, eq, float_slider, geomspace, high, item, log_slider, low,
+                      maximum, minimum, ref, select, setting, solve, value)
 from .live import LiveFigure, count, new_figure, live_settings
 
 DAY = 86_400
@@ -214,19 +216,108 @@ def live_frame(settings):
 
 
 # -- the live figure's declaration: the costs of one quality against pre-training tokens, over-training ------
-_LIVE_EQS = ("training.tokens_served", "training.inference_cost_flops", "training.equal_cost_pretrain_tokens",
-             "training.equal_cost_rl_tokens", "training.chinchilla_loss", "training.chinchilla_tokens",
-             "training.tokens_for_loss", "training.params_for_loss", "training.pretrain_flops",
-             "training.overtraining_factor", "training.OPTIMUM_CONDITION")
-
-
 def _live_data(live):
     laws = {name: {k: _compact(v) for k, v in law.values().items()} for name, law in training.LOSS_LAWS.items()}
+    return {"laws": laws, "law_names": {name: law.name for name, law in training.LOSS_LAWS.items()}}
+
+
+def _compare(tokens_inf):
+    """:func:`roofline.training.compare` (no RL) as Terms, at ``tokens_inf`` (a Term): the equal-cost model's
+    tokens and loss, and the cheapest model of that loss when each parameter also costs its serving (bisected,
+    :func:`~roofline.figures.declare.solve`): its tokens, parameters and Chinchilla tokens."""
+    per_param = eq("training.inference_cost_flops", n_active=1, tokens_inf=tokens_inf)
+    d_eq = eq("training.equal_cost_pretrain_tokens", tokens_inf=tokens_inf)
+    loss = eq("training.chinchilla_loss", tokens_pre=d_eq)
+    return d_eq, loss, per_param
+
+
+def _optimum(loss, usage):
+    """The cheapest (N, D) of ``loss`` when each parameter costs ``usage`` FLOPs (optimal_for_loss): 64 halvings
+    of log D from the least data that reaches the loss (an unbounded model's) up 30 decades."""
+    least = eq("training.tokens_for_loss", loss=loss, n_active=INFINITY)
+    d = solve("training.OPTIMUM_CONDITION", "tokens_pre", least, 1e30, loss=loss, usage_flops=usage,
+              n_active=INFINITY)
+    return d, eq("training.params_for_loss", loss=loss, tokens_pre=d)
+
+
+def _live_plot():
+    """Chapter 5's live figure as the page draws it (:meth:`TrainingFigure.update`): the costs of every model of
+    the equal-cost model's loss against its tokens (:func:`costs_along_loss`) with the Chinchilla, equal-cost and
+    cheapest points, and the over-training factors against traffic (:func:`overtraining_vs_traffic`); the
+    axes' ranges and the title as the figure sets them."""
     above, beyond, steps = TOKENS_SPAN
-    return {"laws": laws, "law_names": {name: law.name for name, law in training.LOSS_LAWS.items()},
-            "month": MONTH, "rule": training.CHINCHILLA_RULE,
-            "traffic": [_number(t) for t in np.geomspace(*TRAFFIC)],
-            "tokens_span": {"above": above, "beyond": beyond, "steps": steps}}
+    traffic = np.geomspace(*TRAFFIC)
+    margin = (traffic[-1] / traffic[0]) ** 0.05  # matplotlib's: 5% of the (logarithmic) span each side
+    pre = lambda n, d: eq("training.pretrain_flops", n_active=n, tokens_pre=d)  # noqa: E731
+    usage = lambda n, d_inf: eq("training.inference_cost_flops", n_active=n, tokens_inf=d_inf)  # noqa: E731
+    d_inf = ref("d_inf")
+    d_eq, _, per_param = _compare(d_inf)
+    d_opt, n_opt = _optimum(ref("loss"), ref("per_param"))
+    d_chin, n_chin = _optimum(ref("loss"), 0)  # the cheapest to train: Chinchilla's point
+    values = {
+        "d_inf": eq("training.tokens_served"), "d_eq": d_eq, "loss": eq("training.chinchilla_loss",
+                                                                       tokens_pre=ref("d_eq")),
+        "per_param": per_param, "d_opt": d_opt, "n_opt": n_opt, "d_chin": d_chin,
+        "chin_pre": pre(n_chin, ref("d_chin")),
+        "h_total": pre(value("n_active"), ref("d_eq")) + usage(value("n_active"), d_inf),
+        "o_total": pre(ref("n_opt"), ref("d_opt")) + usage(ref("n_opt"), d_inf),
+        "ot_h": ref("d_eq") / eq("training.chinchilla_tokens"),
+        "ot_o": ref("d_opt") / eq("training.chinchilla_tokens", n_active=ref("n_opt")),
+        "excess": (ref("h_total") / ref("o_total") - 1) * 100,
+        "d_rl": eq("training.equal_cost_rl_tokens", tokens_pre=ref("d_eq")),
+    }
+    tokens = geomspace(eq("training.tokens_for_loss", loss=ref("loss"), n_active=INFINITY) * above,
+                       maximum(ref("d_eq"), ref("d_opt")) * beyond, steps)
+    n_along = eq("training.params_for_loss", loss=ref("loss"))  # every model of the loss, over the tokens
+    edge = "ink"
+    # right: the same comparison at every traffic of the axis
+    r_eq, _, r_per_param = _compare(eq("training.tokens_served"))
+    r_opt, r_n = _optimum(ref("r_loss"), ref("r_per_param"))
+    shown = ("heuristic", "rule", "optimum")
+    return Plot(
+        panels=(
+            Panel("tokens_pre", tokens, "pre-training tokens D_pre", "cost (training-FLOP equivalents)", (
+                Series("pre", "pre-training 6ND", pre(n_along, value("tokens_pre")), Style("pre", 1.5)),
+                Series("usage", "serving 2N D_inf/η", usage(n_along, d_inf), Style("usage", 1.5)),
+                Series("total", "total", pre(n_along, value("tokens_pre")) + usage(n_along, d_inf),
+                       Style("total", 2))),
+                points=(Point("chin", "Chinchilla-optimal", ref("d_chin"), y=ref("chin_pre"), color="pre", r=4.5,
+                              shape="triangle", edge=edge),
+                        Point("equal", "equal costs (lecture)", ref("d_eq"), y=ref("h_total"), color="equal", r=4,
+                              shape="square", edge=edge),
+                        Point("best", "minimum", ref("d_opt"), y=ref("o_total"), color="opt", r=4.5, edge=edge)),
+                xlog=True, ylog=True, xticks=Ticks("pow10"), yticks=Ticks("pow10"),
+                xlim=(decade_below(item(value("tokens_pre"), 0)), decade_above(item(value("tokens_pre"), -1))),
+                # the minimum's total, and the Chinchilla point at the bottom of the pre-training curve, in view
+                ylim=(decade_below(minimum(ref("o_total"), ref("chin_pre")) / 3), decade_above(ref("o_total") * 30))),
+            Panel("traffic", tuple(_number(t) for t in traffic), "traffic per model (tokens/s)",
+                  "over-training factor", (
+                      Series("heuristic", "equal costs, vs the law", ref("r_eq") / eq("training.chinchilla_tokens"),
+                             Style("equal", 1.5)),
+                      Series("rule", "equal costs, vs rule of 20",
+                             eq("training.overtraining_factor", tokens_per_param=training.CHINCHILLA_RULE,
+                                tokens_pre=ref("r_eq")), Style("total", 1.5, "1.5 2.5")),
+                      Series("optimum", "minimum, vs the law",
+                             ref("r_opt") / eq("training.chinchilla_tokens", n_active=ref("r_n")), Style("opt", 2))),
+                  values={"r_eq": r_eq, "r_loss": eq("training.chinchilla_loss", tokens_pre=ref("r_eq")),
+                          "r_per_param": r_per_param, "r_opt": r_opt, "r_n": r_n},
+                  lines=(Line("chinchilla", "", 1, Style("grey", 0.8)),),
+                  marks=(Mark("traffic", "traffic", setting("traffic")),),
+                  points=(Point("equal_dot", "", setting("traffic"), y=ref("ot_h"), color="equal", r=4, edge=edge),
+                          Point("best_dot", "", setting("traffic"), y=ref("ot_o"), color="opt", r=4, edge=edge)),
+                  texts=(Text("Chinchilla-optimal", 1.3e6, 1, size=11, above=3),),
+                  xlog=True, ylog=True, xlim=(_number(traffic[0] / margin), _number(traffic[-1] * margin)),
+                  ylim=(minimum(decade_below(low(*shown)), 0.1), decade_above(high(*shown))))),
+        keywords={"n_active": "n_active", "decode_mfu": "decode_mfu", "traffic": "traffic",
+                  "deploy_s": setting("months") * MONTH, "rl_flops": "rl_flops"},
+        tables=(data("laws", setting("law_name")),),
+        deployment=(None, None, None),
+        values=values,
+        title="{n_active:count} parameters serving {d_inf:count} tokens. Equal costs: train on {d_eq:count} "
+              "({ot_h:,.0f}x), RL on {d_rl:count}.\nMinimum: {n_opt:count} on {d_opt:count} ({ot_o:,.0f}x); the "
+              "equal-cost model costs {excess:,.0f}% more.",
+        boxes=((72, 46, 280, 222), (452, 46, 288, 222)), height=318,
+        legend=("pre", "usage", "total", "chin", "equal", "best", "rule", "heuristic", "optimum", "traffic"))
 
 
 def live():
@@ -249,6 +340,6 @@ def live():
         float_slider("decode_mfu", "decode MFU", 0.05, 1, 1 / 3, 0.05),
         select("law_name", "law", tuple((LAW_LABELS[k], k) for k in training.LOSS_LAWS), "epoch"),
     )
-    return Live("training", "05_overtraining", _LIVE_EQS, controls, _live_data,
+    return curves("training", "05_overtraining", controls, _live_plot(), _live_data,
                 "Costs of the lecture model's quality against pre-training tokens (left); over-training against "
                 "traffic (right).", frame=live_frame)

@@ -29,12 +29,14 @@ data in its ``deployments`` table, ``windows``, (chapter 2) ``experts`` and ``la
 
 import math
 
+import numpy as np
 import sympy as sp
 
 from .. import _check, hardware, registry
 from ..deployment import DENSE_VALUES, MODEL_VALUES
 from .declare import Control
 from .prefill import PROMPT_WALL
+from .prefill import PROMPTS as PREFILL_PROMPTS
 
 KV_PRECISION = "bf16"
 """The KV cache's precision in every live figure's deployments (:class:`roofline.Deployment`'s default)."""
@@ -49,8 +51,8 @@ LAYOUT_RACKS = {"moe": "racks"}
 experts."""
 
 PROMPT_TABLES = {"prefill": "prompt"}
-"""Figures with a ``prompt`` table (model -> what a fresh prompt's pass takes, at the panel's ``prompts`` and at the
-stops of a prompt slider, named here: the attention FLOPs a pair and the cache bytes a token, from
+"""Figures with a ``prompt`` table (model -> what a fresh prompt's pass takes, at the prompts of the panel
+(:func:`prompt_panels`) and at the stops of a prompt slider, named here: the attention FLOPs a pair and the cache bytes a token, from
 :data:`roofline.prefill.FORMULAS` and :data:`roofline.models.FORMULAS`, and the latent FLOPs a cached token) and a ``prompt_wall`` table (model, chip,
 precision -> the longest prompt one sequence holds, :data:`roofline.figures.prefill.PROMPT_WALL`)."""
 
@@ -96,6 +98,16 @@ def nearest_stop(control, value):
     return min(control.grid, key=distance)
 
 
+def prompt_panels():
+    """The prompts along each :data:`PROMPT_TABLES` figure's panel, where its ``prompt`` table's ``panel`` values
+    lie (chapter 8's: ``numpy.geomspace(*roofline.figures.prefill.PROMPTS)``).
+
+    >>> len(prompt_panels()["prefill"])
+    120
+    """
+    return {"prefill": [float(x) for x in np.geomspace(*PREFILL_PROMPTS)]}
+
+
 def reader_data():
     """What the page's reader needs besides the formulas (which :mod:`roofline.web` prints): JSON-ready.
 
@@ -104,5 +116,5 @@ def reader_data():
     """
     return {"chips": chips(), "model_values": dict(MODEL_VALUES), "dense_values": dict(DENSE_VALUES),
             "kv_bytes_per_elem": registry.bytes_per_element(KV_PRECISION), "offered": dict(OFFERED),
-            "layout_racks": dict(LAYOUT_RACKS), "prompt_tables": dict(PROMPT_TABLES),
+            "layout_racks": dict(LAYOUT_RACKS), "prompt_tables": dict(PROMPT_TABLES), "prompt_panels": prompt_panels(),
             "prompt_wall": dict(PROMPT_WALL), "not_offered": dict(NOT_OFFERED)}

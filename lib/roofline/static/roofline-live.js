@@ -2,7 +2,11 @@
  *
  * Every number plotted comes from window.RooflineGenerated (roofline-generated.js, written by
  * roofline.web from the library's sympy expressions and registry): this file only picks values by
- * the controls, calls the generated equations and draws. It types no formula of the lecture's.
+ * the controls, calls the generated equations and draws. It types no formula of the lecture's, and
+ * holds no chapter's code: each figure is its declaration (roofline.figures.declare.Plot, in the
+ * chapter's figure module), drawn by one renderer (computePlot, drawPlot, plotKey); the algorithms a
+ * declaration may name (a timeline: a pipeline schedule, a training step's memory; solveFor, a root
+ * finder) are generic primitives here.
  * A placeholder <div class="roofline-live" data-figure="KEY"> in a chapter becomes figure KEY.
  *
  * For tests and the curious, window.rooflineLive[KEY] holds the figure's state (the controls'
@@ -58,22 +62,6 @@
     return eq;
   }
 
-  /* The equation at `values` (keyword -> number); `key` over the array `xs` if given. */
-  function evaluate(id, values, key, xs) {
-    const eq = equation(id);
-    const args = eq.args.map(function (a) {
-      const v = values[a];
-      if (a !== key && (v === undefined || v === null)) throw new Error(id + " needs " + a);
-      return v;
-    });
-    if (key === undefined) return eq.f.apply(null, args);
-    const at = eq.args.indexOf(key);
-    return xs.map(function (x) {
-      if (at >= 0) args[at] = x;
-      return eq.f.apply(null, args);
-    });
-  }
-
   /* A deployment's values by keyword, from the factored table roofline.figures.declare.deployments wrote. */
   function deployment(table, m, h, p) {
     const v = {};
@@ -92,16 +80,9 @@
     return values;
   }
 
-  const scale = (xs, f) => xs.map((x) => x * f);
 
   // -- formatting ----------------------------------------------------------------------------
   const whole = (x) => Math.round(x).toLocaleString("en-US");
-  /* Python's format(x, ",.0f"): the nearest whole number, a tie to the even one, thousands separated */
-  function fixed0(x) {
-    let r = Math.round(x);
-    if (r - x === 0.5 && r % 2 !== 0) r -= 1;
-    return r.toLocaleString("en-US");
-  }
   /* Python's format(x, ".{d}f") (with comma: ",.{d}f"): the exact binary value rounded, a tie to the even digit */
   function pyFixed(x, d, comma) {
     let s = Math.abs(x).toFixed(d);  // rounds the exact value; a tie goes up
@@ -115,19 +96,35 @@
     }
     return (x < 0 || Object.is(x, -0) ? "-" : "") + s;  // Python keeps the sign of a negative that rounds to 0
   }
+  /* Python's format(x, ".{p}g"): p significant figures, trailing zeros dropped, an exponent below 1e-4 or from 10^p */
+  function pyG(x, p) {
+    if (x === 0) return "0";
+    const e = +Math.abs(x).toExponential(p - 1).split("e")[1];
+    if (e < -4 || e >= p) {
+      const [m, ex] = x.toExponential(p - 1).split("e");
+      const mant = m.indexOf(".") < 0 ? m : m.replace(/0+$/, "").replace(/\.$/, "");
+      return `${mant}e${ex[0] === "-" ? "-" : "+"}${ex.replace(/^[-+]/, "").padStart(2, "0")}`;
+    }
+    const s = pyFixed(x, p - 1 - e);
+    return s.indexOf(".") < 0 ? s : s.replace(/0+$/, "").replace(/\.$/, "");
+  }
+
   /* roofline.figures.live.count: a count (tokens, parameters, sequences) in three significant figures with K, M,
-   * B or T (160, 4.1K, 32.8K, 1.2M, 100B), the same steps and rounding, so the page and the widget agree. Every
-   * readout and title of a count on the page is written by it. Its units are the library's (generated);
-   * tests/test_web.py runs this function in Node against the library's on thousands of values. */
-  const UNITS = GEN.formats.count_units;
+   * B or T (160, 4.1K, 32.8K, 1.2M, 100B). Its rule is the library's data (roofline.figures.live.COUNT_RULE,
+   * generated): the units, the decimals by the value over its unit, those below 1, the text that carries to the
+   * next unit; this reads it as the library's count does, with pyFixed for Python's rounding. Every readout and
+   * title of a count on the page is written by it; tests/test_web.py runs it in Node against the library's. */
+  const RULE = GEN.formats.count;
   function count(x) {
     const trim = (t) => (t.indexOf(".") < 0 ? t : t.replace(/0+$/, "").replace(/\.$/, ""));
-    if (!(x >= 1)) return trim(pyFixed(x, 3, true));
-    for (let i = 0; i < UNITS.length; i++) {
-      const [scale, unit] = UNITS[i];
+    if (!(x >= 1)) return trim(pyFixed(x, RULE.below_one, true));
+    const units = RULE.units;
+    for (let i = 0; i < units.length; i++) {
+      const [scale, unit] = units[i];
       if (x >= scale) {
-        const y = x / scale, text = trim(pyFixed(y, y >= 100 ? 0 : y >= 10 ? 1 : 2, true));
-        return text === "1,000" && i > 0 ? "1" + UNITS[i - 1][1] : text + unit;
+        const y = x / scale, digits = RULE.decimals.find(([bound]) => y >= bound)[1];
+        const text = trim(pyFixed(y, digits, true));
+        return text === RULE.carry && i > 0 ? "1" + units[i - 1][1] : text + unit;
       }
     }
   }
@@ -141,7 +138,6 @@
     return `${m}e-${String(-e).padStart(2, "0")}`;
   }
   const pow10 = (t) => `10<tspan dy="-6" font-size="10">${Math.round(Math.log10(t))}</tspan>`;  // tick label
-  const pct = (x, d) => (100 * x).toFixed(d) + "%";
   const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
   // -- a small SVG plotter ---------------------------------------------------------------------
@@ -439,149 +435,52 @@
     return {svg: top + markup, width: lay.width, height: lay.height, caption: caption};
   }
 
-  // -- chapter 1: step time and cost per token against batch -----------------------------------
-  function decode(spec, s) {
-    const D = spec.data, opts = (n) => spec.controls.find((c) => c.name === n);
-    const mi = opts("model").options.indexOf(s.model), hi = opts("chip").options.indexOf(s.chip);
-    const pi = opts("precision").options.indexOf(s.precision), ci = opts("context").grid.indexOf(s.context);
-    const v = atContext(deployment(D.deployments, mi, hi, pi), D.windows, s.model, ci);
-    v.len_ctx = s.context;
-    const x = D.batch, L = s.context, b = s.batch;
-    const terms = (xs) => ({
-      compute: evaluate("decode.compute_time_s", v, "batch", xs), weights: evaluate("decode.weight_time_s", v, "batch", xs),
-      kv: evaluate("decode.kv_time_s", v, "batch", xs), memory: evaluate("decode.memory_time_s", v, "batch", xs),
-      step: evaluate("decode.step_time_s", v, "batch", xs)});
-    const refinedTerms = (xs) => {
-      const t = {compute: evaluate("decode.compute_time_attn_s", v, "batch", xs),
-                 weights: evaluate("decode.weight_time_touched_s", v, "batch", xs),
-                 kv: evaluate("decode.kv_time_s", v, "batch", xs), step: evaluate("decode.step_time_refined_s", v, "batch", xs)};
-      t.memory = t.weights.map((w, i) => w + t.kv[i]);
-      return t;
-    };
-    const perStep = (xs) => {  // USD per token per second of step: G x price / 3600 / B
-      const cost = evaluate("decode.cost_per_token_usd", v, "batch", xs), step = evaluate("decode.step_time_s", v, "batch", xs);
-      return cost.map((c, i) => c / step[i]);
-    };
-    const asLatency = (t) => Object.fromEntries(Object.entries(t).map(([k, a]) => [k, scale(a, D.ms)]));
-    const asCost = (t, xs) => {
-      const u = perStep(xs);
-      return Object.fromEntries(Object.entries(t).map(([k, a]) => [k, a.map((y, i) => y * u[i] * D.per_million)]));
-    };
-    const t = terms(x);
-    const out = {batch: x, latency: asLatency(t), cost: asCost(t, x)};
-    const floor = evaluate("decode.cost_floor_usd", v) * D.per_million;
-    out.floor = x.map(() => floor);
-    out.wall = evaluate("decode.max_batch_n", v);
-    const bend = evaluate("decode.balance_batch_with_kv_n", v);
-    out.balance = isFinite(bend) && x[0] <= bend && bend <= x[x.length - 1]
-      ? {batch: bend, latency: asLatency(terms([bend])).step[0], cost: asCost(terms([bend]), [bend]).step[0]} : null;
-    out.refined = null;
-    if (s.refined && v.n_routed !== undefined) {
-      try {
-        const r = refinedTerms(x);
-        out.refined = {latency: asLatency(r), cost: asCost(r, x)};
-      } catch (e) { out.refined = null; }  // a chip without the cache's precision has no attention rate
-    }
-    const at = terms([b]);
-    out.regime = at.compute[0] >= at.weights[0] + at.kv[0] ? "compute-bound"
-      : (at.weights[0] >= at.kv[0] ? "weight-bound" : "KV-bound");
-    const fits = b <= out.wall ? "KV fits" : `KV does NOT fit (max B ${count(out.wall)})`;
-    out.marker = b;
-    out.label = `${s.model}\n${v.n_chips} x ${s.chip}, ${v.precision}\nB = ${count(b)}, L = ${count(L)}\n${out.regime}; ${fits}`;
+  /* numpy.geomspace(lo, hi, n): 10 to the evenly spaced exponents, the ends exact */
+  function geomspace(lo, hi, n) {
+    const a = Math.log10(lo), step = (Math.log10(hi) - a) / (n - 1), out = [];
+    for (let i = 0; i < n; i++) out.push(Math.pow(10, i * step + a));
+    out[0] = lo;
+    out[n - 1] = hi;
     return out;
   }
 
-  function decadeRange(arrays) {
-    let lo = Infinity, hi = 0;
-    arrays.forEach((a) => a.forEach((y) => { if (isFinite(y) && y > 0) { lo = Math.min(lo, y); hi = Math.max(hi, y); } }));
-    return [lo, hi];
-  }
-
-  function drawDecode(spec, s, p, g) {
-    const x = p.batch, xlim = [x[0], x[x.length - 1]];
-    const wallFrom = Math.min(Math.max(p.wall, xlim[0]), xlim[1]);
-    const lay = layout(g, [[62, 12, 280, 250], [432, 12, 280, 250]], 320);
-    const panels = [["latency", "time per decode step (ms)"], ["cost", "cost (USD per million tokens)"]];
-    return drawn(lay, "", panels.map(([k, ylabel], i) => {
-      const y = p[k];
-      const shown = [y.compute, y.weights, y.kv, y.memory, y.step].concat(k === "cost" ? [p.floor] : [])
-        .concat(p.refined ? [p.refined[k].weights, p.refined[k].step] : []);
-      // as the library's figure: whole decades around the bold line, from the lowest curve shown
-      const [slo, shi] = decadeRange([y.step]);
-      const [allLo] = decadeRange(shown);
-      const ylim = decadeLimits(Math.max(allLo, slo / 30), shi * 3);
-      const lines = [
-        {x, y: y.compute, color: C.compute}, {x, y: y.weights, color: C.weights}, {x, y: y.kv, color: C.kv},
-        {x, y: y.memory, color: C.memory, dash: "5 3"}];
-      if (k === "cost") lines.unshift({x, y: p.floor, color: C.grey, width: 6, opacity: 0.3});
-      lines.push({x, y: y.step, color: C.total, width: 3, opacity: 0.8});
-      if (p.refined) {
-        lines.push({x, y: p.refined[k].step, color: C.grey, width: 2.5, dash: "8 3 2 3"});
-        lines.push({x, y: p.refined[k].weights, color: C.weights, width: 2, dash: "2 2"});
+  /* roofline.training.optimal_for_loss's bisection, for any declared expression that rises with `key`: the value
+   * of `key` where equation `id` at the values `v` is zero, by 64 halvings of the bracket from `low` up `factor`,
+   * in log; elementwise where a value (or `low`) is an array. A root finder, not a formula. */
+  function solveFor(id, key, v, low, factor) {
+    const eq = equation(id), at = eq.args.indexOf(key);
+    let n = isArr(low) ? low.length : -1;
+    const cols = eq.args.map((a) => {
+      if (a === key) return 0;
+      if (v[a] === undefined || v[a] === null) throw new Missing(`${id} needs ${a}`);
+      if (isArr(v[a])) n = v[a].length;
+      return v[a];
+    });
+    const one = (i) => {
+      const args = cols.map((c) => (isArr(c) ? c[i] : c));
+      let lo = Math.log(isArr(low) ? low[i] : low);
+      let hi = lo + Math.log(factor);
+      for (let j = 0; j < 64; j++) {
+        const mid = 0.5 * (lo + hi);
+        args[at] = Math.exp(mid);
+        if (eq.f.apply(null, args) < 0) lo = mid;
+        else hi = mid;
       }
-      return panel({id: `rl-decode-${i}`, box: lay.boxes[i], xlog: true, ylog: true, xlim, ylim,
-                    xlabel: "batch size (sequences)", ylabel, spans: [{x0: wallFrom, x1: xlim[1], color: C.wall}], lines,
-                    vlines: [{x: p.marker, color: C.grey}],
-                    points: p.balance ? [{x: p.balance.batch, y: p.balance[k]}] : [],
-                    note: i === 0 && !lay.narrow ? p.label : null, noteWidth: 250});
-    }).join(""), [p.label]);
-  }
-
-  // -- chapter 2: the step with the all-to-all ------------------------------------------------
-  function moe(spec, s) {
-    const D = spec.data, opts = (n) => spec.controls.find((c) => c.name === n);
-    const mi = opts("model").options.indexOf(s.model), hi = opts("chip").options.indexOf(s.chip);
-    const ci = opts("context").grid.indexOf(s.context), ri = opts("racks").grid.indexOf(s.racks);
-    const v = atContext(deployment(D.deployments, mi, hi, 0), D.windows, s.model, ci);
-    // as chapter 2's widget: top-K routing, on the GPUs of the layout (moe.layout_chips), over the links
-    // of moe_data.link_values, FP8 out and BF16 back (moe_data.act_bytes_per_value)
-    v.top_k = Math.min(s.top_k, D.experts[s.model]);
-    [v.n_chips, v.n_racks] = D.layout_chips[s.chip][s.model][s.layout][ri];
-    const link = D.links[s.chip][s.links];
-    v.hop_latency = v.n_racks > 1 ? link.racks : link.rack;
-    v.scaleout_bw = link.scaleout_bw;
-    v.scaleup_bw = link.scaleup_bw;
-    v.act_bytes = D.act_bytes;
-    v.len_ctx = s.context;
-    const parts = (xs) => ({
-      compute: evaluate("decode.compute_time_s", v, "batch", xs), weights: evaluate("decode.weight_time_s", v, "batch", xs),
-      kv: evaluate("decode.kv_time_s", v, "batch", xs), memory: evaluate("decode.memory_time_s", v, "batch", xs),
-      comm: evaluate("moe.comm_time_s", v, "batch", xs), step: evaluate("moe.step_with_comm_s", v, "batch", xs),
-      hidden: evaluate("moe.step_with_comm_s[overlap=full]", v, "batch", xs)});
-    const ms = (t) => Object.fromEntries(Object.entries(t).map(([k, a]) => [k, scale(a, D.ms)]));
-    const x = D.batch, b = s.batch;
-    const out = {batch: x, parts: ms(parts(x)), wall: evaluate("decode.max_batch_n", v), n_chips: v.n_chips,
-                 n_racks: v.n_racks, hop_latency: v.hop_latency, marker: b};
-    const at = ms(parts([b]));
-    const three = {compute: at.compute[0], memory: at.memory[0], communication: at.comm[0]};
-    out.regime = Object.keys(three).reduce((a, k) => (three[k] > three[a] ? k : a));
-    const share = at.comm[0] / Math.max(at.compute[0], at.memory[0]);
-    const fits = b <= out.wall ? "KV fits" : "KV does NOT fit";
-    out.label = `${s.model}, ${v.n_chips} x ${s.chip} in ${v.n_racks} rack(s)\nB = ${count(b)}, L = ${count(s.context)}; ${fits}\n` +
-                `all-to-all = ${pct(share, 0)} of the step without it` +
-                (v.n_chips >= D.experts[s.model] ? "\none expert a GPU: no layout adds GPUs" : "");
+      return Math.exp(0.5 * (lo + hi));
+    };
+    if (n < 0) return one(0);
+    const out = new Array(n);
+    for (let i = 0; i < n; i++) out[i] = one(i);
     return out;
   }
 
-  function drawMoe(spec, s, p, g) {
-    const x = p.batch, xlim = [x[0], x[x.length - 1]], y = p.parts;
-    const [, top0] = decadeRange([y.step, y.comm]);
-    const [low0] = decadeRange([y.step, y.comm]);
-    const top = top0 * 3, low = Math.max(low0 / 30, top / 1e6);
-    const wallFrom = Math.min(Math.max(p.wall, xlim[0]), xlim[1]);
-    const lay = layout(g, [[72, 12, 620, 270]], 330);
-    return drawn(lay, "", panel({id: "rl-moe", box: lay.boxes[0], xlog: true, ylog: true, xlim, ylim: decadeLimits(low, top),
-                  xlabel: "batch size (sequences)", ylabel: "time per decode step (ms)",
-                  spans: [{x0: wallFrom, x1: xlim[1], color: C.wall}],
-                  lines: [{x, y: y.compute, color: C.compute}, {x, y: y.weights, color: C.weights}, {x, y: y.kv, color: C.kv},
-                          {x, y: y.memory, color: C.memory, dash: "5 3"}, {x, y: y.comm, color: C.comm, width: 1.5},
-                          {x, y: y.hidden, color: C.grey, width: 2, dash: "8 3 2 3"},
-                          {x, y: y.step, color: C.total, width: 3, opacity: 0.8}],
-                  vlines: [{x: p.marker, color: C.grey}], note: lay.narrow ? null : p.label, noteWidth: 330}), [p.label]);
+  /* roofline.figures.serving._nice: the next 1, 2 or 5 times a power of ten at or above x */
+  function niceAbove(x) {
+    const e = Math.pow(10, Math.floor(Math.log10(x)));
+    return [1, 2, 5, 10].map((m) => m * e).find((y) => y >= x);
   }
 
-  // -- chapter 3: pipeline timelines ---------------------------------------------------------
-  /* The timeline of a schedule, as roofline.pipeline.schedule builds it: each stage runs its
+  /* The timeline "schedule" (roofline.figures.declare.TIMELINES): a schedule's, as roofline.pipeline.schedule builds it: each stage runs its
    * operations in the schedule's order, each as soon as the stage is free and its inputs are done.
    * (An algorithm, not a formula; the browser test checks it against the library's, block by block.) */
   function schedule(P, M, kind, f, b) {
@@ -628,256 +527,26 @@
     return ops;
   }
 
-  function pipelineFigure(spec, s) {
-    const D = spec.data;
-    const ops = schedule(s.stages, s.micro, s.kind, D.fwd, D.bwd);
-    const span = Math.max(...ops.map((o) => o.end)) - Math.min(...ops.map((o) => o.start));
+  /* A schedule's operations (ops), the share of its stages' time they idle (idle, roofline.pipeline.idle_fraction) and
+   * its end */
+  function scheduleTimeline(P, M, kind, f, b) {
+    const ops = schedule(P, M, kind, f, b);
+    const end = Math.max(...ops.map((o) => o.end));
+    const span = end - Math.min(...ops.map((o) => o.start));
     const busy = ops.reduce((a, o) => a + (o.end - o.start), 0);
-    const idle = 1 - busy / (new Set(ops.map((o) => o.stage)).size * span);
-    const out = {ops: ops, idle: idle, bubble: null};
-    let note = "";
-    if (D.with_formula.indexOf(s.kind) >= 0) {
-      out.bubble = evaluate("pipeline.bubble_fraction", {n_stages: s.stages, n_micro: s.micro});
-      note = `; (P - 1)/(m + P - 1) = ${pct(out.bubble, 1)}`;
-    }
-    out.label = `${s.kind}: P = ${s.stages} stages, m = ${s.micro} micro-batches; idle ${pct(idle, 1)}${note}`;
-    return out;
+    return {ops: ops, end: end, idle: 1 - busy / (new Set(ops.map((o) => o.stage)).size * span)};
   }
 
-  function drawPipeline(spec, s, p, g) {
-    const P = s.stages, span = Math.max(...p.ops.map((o) => o.end));
-    const rects = [];
-    for (let st = 0; st < P; st++) rects.push({x0: 0, x1: span, y0: st - 0.4, y1: st + 0.4, color: C.idle});
-    p.ops.forEach((o) => rects.push({x0: o.start, x1: o.end, y0: o.stage - 0.4, y1: o.stage + 0.4,
-                                     color: o.kind === "F" ? C.fwd : C.bwd, edge: C.paper}));
-    const yticks = [];
-    const every = Math.max(1, Math.ceil(P / 12));
-    for (let st = 0; st < P; st += every) yticks.push({v: st, label: `rack ${st}`});
-    const lay = layout(g, [[84, 26, 610, 230]], 300);
-    return drawn(lay, p.label,
-      panel({id: "rl-pipeline", box: lay.boxes[0], xlim: [0, span], ylim: [-0.6, P - 0.4], rects, yticks,
-             xticks: niceTicks(0, span, lay.narrow ? 5 : 8).filter((t) => Number.isInteger(t)).map((t) => ({v: t, label: String(t)})),
-             xlabel: "time (forward passes)", ylabel: ""}));
-  }
-
-  // -- chapter 5: the costs of one quality against pre-training tokens; over-training against traffic ---
-  /* numpy.geomspace(lo, hi, n): 10 to the evenly spaced exponents, the ends exact */
-  function geomspace(lo, hi, n) {
-    const a = Math.log10(lo), step = (Math.log10(hi) - a) / (n - 1), out = [];
-    for (let i = 0; i < n; i++) out.push(Math.pow(10, i * step + a));
-    out[0] = lo;
-    out[n - 1] = hi;
-    return out;
-  }
-
-  /* roofline.training.optimal_for_loss: the cheapest (N, D) whose loss under `law` is `loss` when each parameter
-   * also costs `usage` FLOPs. The generated optimum condition rises with D and is zero at the answer; as the
-   * library, 64 halvings of a bracket in log D from the least data that reaches the loss (an unbounded model's)
-   * up 30 decades, then the parameters that reach the loss on that data. A root finder, not a formula. */
-  function optimalForLoss(law, loss, usage) {
-    const v = Object.assign({loss: loss, usage_flops: usage, n_active: Infinity}, law);
-    let lo = Math.log(evaluate("training.tokens_for_loss", v));
-    let hi = lo + Math.log(1e30);
-    const eq = equation("training.OPTIMUM_CONDITION"), at = eq.args.indexOf("tokens_pre");
-    const args = eq.args.map((a) => v[a]);
-    for (let i = 0; i < 64; i++) {
-      const mid = 0.5 * (lo + hi);
-      args[at] = Math.exp(mid);
-      if (eq.f.apply(null, args) < 0) lo = mid;
-      else hi = mid;
-    }
-    v.tokens_pre = Math.exp(0.5 * (lo + hi));
-    return {n_active: evaluate("training.params_for_loss", v), tokens_pre: v.tokens_pre};
-  }
-
-  /* roofline.training.compare without RL, for each of the served token counts dInf: the model of N parameters
-   * trained on the equal-cost tokens, and the cheapest model of the same loss when each parameter costs its
-   * serving (k = the inference cost of one parameter); their costs and over-training factors. */
-  function compareTraining(law, N, dInf, eta) {
-    const v = Object.assign({n_active: N, decode_mfu: eta}, law);
-    const k = evaluate("training.inference_cost_flops", Object.assign({}, v, {n_active: 1}), "tokens_inf", dInf);
-    const dEq = evaluate("training.equal_cost_pretrain_tokens", v, "tokens_inf", dInf);
-    const loss = evaluate("training.chinchilla_loss", v, "tokens_pre", dEq);
-    const chinHeuristic = evaluate("training.chinchilla_tokens", v);
-    const cost = (n, d, i) => {  // an Allocation's: pre-training and serving
-      const pre = evaluate("training.pretrain_flops", {n_active: n, tokens_pre: d});
-      const usage = evaluate("training.inference_cost_flops", {n_active: n, tokens_inf: dInf[i], decode_mfu: eta});
-      return {n_active: n, tokens_pre: d, pre: pre, usage: usage, total: pre + usage};
-    };
-    return dInf.map((_, i) => {
-      const best = optimalForLoss(law, loss[i], k[i]);
-      const chinOptimum = evaluate("training.chinchilla_tokens", Object.assign({n_active: best.n_active}, law));
-      const heuristic = cost(N, dEq[i], i), optimum = cost(best.n_active, best.tokens_pre, i);
-      return {loss: loss[i], usage_per_param: k[i], heuristic: heuristic, optimum: optimum,
-              overtraining_heuristic: dEq[i] / chinHeuristic, overtraining_optimum: best.tokens_pre / chinOptimum,
-              excess_cost: heuristic.total / optimum.total - 1};
-    });
-  }
-
-  const decadeBelow = (x) => Math.pow(10, Math.floor(Math.log10(x)));
-  const decadeAbove = (x) => Math.pow(10, Math.ceil(Math.log10(x)));
-
-  /* The widget's TrainingFigure.update: the left panel (roofline.figures.training.costs_along_loss), the right
-   * (overtraining_vs_traffic), the axes' ranges and the title. */
-  function trainingFigure(spec, s) {
-    const D = spec.data, law = D.laws[s.law_name], eta = s.decode_mfu, N = s.n_active;
-    const deploy = {deploy_s: s.months * D.month};
-    const dInf = evaluate("training.tokens_served", Object.assign({traffic: s.traffic}, deploy));
-    const cmp = compareTraining(law, N, [dInf], eta)[0];
-    // left: every model with the heuristic model's loss, from just above the least data that reaches it
-    const lossOf = Object.assign({loss: cmp.loss}, law);
-    const least = evaluate("training.tokens_for_loss", Object.assign({n_active: Infinity}, lossOf));
-    const span = D.tokens_span;
-    const tokens = geomspace(least * span.above,
-                             Math.max(cmp.heuristic.tokens_pre, cmp.optimum.tokens_pre) * span.beyond, span.steps);
-    const n = evaluate("training.params_for_loss", lossOf, "tokens_pre", tokens);
-    const pre = tokens.map((d, i) => evaluate("training.pretrain_flops", {n_active: n[i], tokens_pre: d}));
-    const usage = evaluate("training.inference_cost_flops", {tokens_inf: dInf, decode_mfu: eta}, "n_active", n);
-    const chin = optimalForLoss(law, cmp.loss, 0);  // the cheapest to train: Chinchilla's point
-    const left = {tokens: tokens, pre: pre, usage: usage, total: pre.map((p, i) => p + usage[i]),
-                  equal: [cmp.heuristic.tokens_pre, cmp.heuristic.total], best: [cmp.optimum.tokens_pre, cmp.optimum.total],
-                  chin: [chin.tokens_pre, evaluate("training.pretrain_flops", chin)]};
-    left.xlim = [decadeBelow(tokens[0]), decadeAbove(tokens[tokens.length - 1])];
-    // the minimum's total, and the Chinchilla point at the bottom of the pre-training curve, in view
-    left.ylim = [decadeBelow(Math.min(cmp.optimum.total, left.chin[1]) / 3), decadeAbove(cmp.optimum.total * 30)];
-    // right: the same comparison at every traffic of the axis
-    const served = evaluate("training.tokens_served", deploy, "traffic", D.traffic);
-    const all = compareTraining(law, N, served, eta);
-    const right = {traffic: D.traffic, heuristic: all.map((c) => c.overtraining_heuristic),
-                   optimum: all.map((c) => c.overtraining_optimum),
-                   rule: evaluate("training.overtraining_factor", {n_active: N, tokens_per_param: D.rule}, "tokens_pre",
-                                  all.map((c) => c.heuristic.tokens_pre)),
-                   dots: [cmp.overtraining_heuristic, cmp.overtraining_optimum], marker: s.traffic};
-    const [t0, t1] = [D.traffic[0], D.traffic[D.traffic.length - 1]], margin = Math.pow(t1 / t0, 0.05);
-    right.xlim = [t0 / margin, t1 * margin];  // matplotlib's: 5% of the (logarithmic) span each side
-    const every = right.rule.concat(right.heuristic, right.optimum);
-    right.ylim = [Math.pow(10, Math.min(-1, Math.floor(Math.log10(Math.min(...every))))), decadeAbove(Math.max(...every))];
-    const dRl = evaluate("training.equal_cost_rl_tokens", {tokens_pre: cmp.heuristic.tokens_pre, decode_mfu: eta,
-                                                           rl_flops: s.rl_flops});
-    const t = count;
-    const title = `${t(N)} parameters serving ${t(dInf)} tokens. Equal costs: train on ${t(cmp.heuristic.tokens_pre)} ` +
-      `(${fixed0(cmp.overtraining_heuristic)}x), RL on ${t(dRl)}.\n` +
-      `Minimum: ${t(cmp.optimum.n_active)} on ${t(cmp.optimum.tokens_pre)} (${fixed0(cmp.overtraining_optimum)}x); ` +
-      `the equal-cost model costs ${fixed0(cmp.excess_cost * 100)}% more.`;
-    return {left: left, right: right, title: title, label: title, comparison: cmp, tokens_inf: dInf, tokens_rl: dRl};
-  }
-
-  function drawTraining(spec, s, p, g) {
-    const L = p.left, R = p.right, x = L.tokens;
-    const lay = layout(g, [[72, 46, 280, 222], [452, 46, 288, 222]], 318);
-    const edge = C.ink;
-    const costs = panel({id: "rl-training-0", box: lay.boxes[0], xlog: true, ylog: true, xlim: L.xlim, ylim: L.ylim,
-                         xlabel: "pre-training tokens D_pre", ylabel: "cost (training-FLOP equivalents)",
-                         xfmt: pow10, yfmt: pow10,
-                         lines: [{x, y: L.pre, color: C.pre, width: 1.5}, {x, y: L.usage, color: C.usage, width: 1.5},
-                                 {x, y: L.total, color: C.total, width: 2}],
-                         points: [{x: L.chin[0], y: L.chin[1], shape: "triangle", color: C.pre, edge, r: 4.5},
-                                  {x: L.equal[0], y: L.equal[1], shape: "square", color: C.equal, edge, r: 4},
-                                  {x: L.best[0], y: L.best[1], color: C.opt, edge, r: 4.5}]});
-    const tx = R.traffic;
-    const factors = panel({id: "rl-training-1", box: lay.boxes[1], xlog: true, ylog: true, xlim: R.xlim, ylim: R.ylim,
-                           xlabel: "traffic per model (tokens/s)", ylabel: "over-training factor",
-                           lines: [{x: tx, y: R.heuristic, color: C.equal, width: 1.5},
-                                   {x: tx, y: R.rule, color: C.total, width: 1.5, dash: "1.5 2.5"},
-                                   {x: tx, y: R.optimum, color: C.opt, width: 2}],
-                           hlines: [{y: 1, color: C.grey, width: 0.8, dash: ""}],
-                           vlines: [{x: R.marker, color: C.grey}],
-                           texts: [{x: 1.3e6, y: 1, above: 3, text: "Chinchilla-optimal", color: C.grey, size: 11}],
-                           points: [{x: R.marker, y: R.dots[0], color: C.equal, edge, r: 4},
-                                    {x: R.marker, y: R.dots[1], color: C.opt, edge, r: 4}]});
-    return drawn(lay, p.title, costs + factors);
-  }
-
-  // -- chapter 6: cost per token against context under a two-tier price; against pass length ----------
-  /* numpy.linspace(lo, hi, n): evenly spaced, the ends exact */
-  function linspace(lo, hi, n) {
-    const step = (hi - lo) / (n - 1), out = [];
-    for (let i = 0; i < n; i++) out.push(i * step + lo);
-    out[n - 1] = hi;
-    return out;
-  }
-
-  /* roofline.figures.serving._nice: the next 1, 2 or 5 times a power of ten at or above x */
-  function niceAbove(x) {
-    const e = Math.pow(10, Math.floor(Math.log10(x)));
-    return [1, 2, 5, 10].map((m) => m * e).find((y) => y >= x);
-  }
-
-  /* The widget's ServingFigure.update: per token of a pass of `pass_len` tokens for each of `batch` sequences
-   * at context `len_ctx` (one of them an array), the cost (USD per million) and the compute and memory parts of
-   * it: the cost times each time over the pass's time, max(compute, memory). */
-  function passPerToken(v, batch, len_ctx, pass_len) {
-    const key = Array.isArray(len_ctx) ? "len_ctx" : "pass_len", xs = key === "len_ctx" ? len_ctx : pass_len;
-    const at = Object.assign({}, v, {batch: batch, len_ctx: len_ctx, pass_len: pass_len});
-    const cost = evaluate("serving.pass_cost_per_token_usd", at, key, xs);
-    const tc = evaluate("serving.pass_compute_time_s", at, key, xs), tm = evaluate("serving.pass_memory_time_s", at, key, xs);
-    const tp = evaluate("serving.pass_time_s", at, key, xs);
-    return {x: xs, cost: cost.map((c) => c * 1e6), compute: cost.map((c, i) => c * 1e6 * tc[i] / tp[i]),
-            memory: cost.map((c, i) => c * 1e6 * tm[i] / tp[i]), tc: tc, tm: tm};
-  }
-
-  function servingFigure(spec, s) {
-    const D = spec.data, hi = spec.controls.find((c) => c.name === "chip").options.indexOf(s.chip);
-    // as the widget cell: deploy("DeepSeek (lecture)", chip, "fp4", price=...) with the model's sizes and cache set
-    const v = Object.assign(deployment(D.deployments, 0, hi, 0),
-                            {price: s.price, n_active: s.n_active, n_total: s.n_active * s.total_ratio, kv_bytes: s.kv});
-    const contexts = linspace(...D.contexts), last = contexts[contexts.length - 1];
-    const y = passPerToken(v, s.batch, contexts, 1);
-    const atStep = evaluate("serving.pass_cost_per_token_usd", Object.assign({}, v, {batch: s.batch, len_ctx: D.step_tokens, pass_len: 1}));
-    const price = contexts.map((L) => (L <= D.step_tokens ? atStep : atStep * (1 + D.premium)) * 1e6);
-    // context_wall: the context at which the batch that fits, max_batch_n, is this batch
-    const wall = evaluate("decode.max_batch_n", Object.assign({}, v, {len_ctx: 1})) / s.batch;
-    const top = Math.max(Math.max(...price), Math.max(...y.cost));
-    const left = {x: contexts.map((L) => L / 1e3), compute: y.compute, memory: y.memory, cost: y.cost, price: price,
-                  wall: Math.min(wall, last) / 1e3, xmax: last / 1e3, ylim: [0, niceAbove(top * 1.15)]};
-    const r = passPerToken(v, s.decode_batch, s.context, geomspace(...D.pass_lengths));
-    const lo = Math.min(Math.min(...r.compute) / 30, r.memory[0]), up = Math.max(Math.max(...r.compute), Math.max(...r.memory));
-    const right = {x: r.x, compute: r.compute, memory: r.memory, cost: r.cost, dot: r.cost[0],
-                   ylim: [Math.pow(10, Math.floor(Math.log10(lo))), Math.pow(10, Math.ceil(Math.log10(up)))]};
-    const tokens = s.decode_batch * r.x[0];  // decode's memory time over its compute time, as the figure divides
-    const gap = (r.tm[0] / tokens) / (r.tc[0] / tokens);
-    const cross = evaluate("decode.balance_context_tokens", v);
-    const state = gap > 1 ? `memory-bound (${pyFixed(gap, 1, true)}x compute); prefill passes of ${count(gap)}+ tokens are compute-bound`
-                          : `compute-bound (memory ${pyFixed(gap, 2)}x compute)`;
-    const title = `Left, batch ${count(s.batch)}: KV fetch = compute at ${count(cross)} tokens. ` +
-      `Right, decode batch ${count(s.decode_batch)} at ${count(s.context)} tokens:\ndecode is ${state}`;
-    return {left: left, right: right, marker: s.context / 1e3, gap: gap, title: title, label: title};
-  }
-
-  function drawServing(spec, s, p, g) {
-    const L = p.left, R = p.right, K = SERVING;
-    const lay = layout(g, [[72, 46, 280, 222], [452, 46, 288, 222]], 318);
-    const costs = panel({id: "rl-serving-0", box: lay.boxes[0], xlim: [0, L.xmax], ylim: L.ylim,
-                         xlabel: "context (thousand tokens)", ylabel: "USD per million output tokens",
-                         yticks: niceTicks(L.ylim[0], L.ylim[1], 5).map((t) => ({v: t, label: tickValue(t)})),
-                         spans: [{x0: L.wall, x1: L.xmax, color: K.wall}],
-                         lines: [{x: L.x, y: L.memory, color: K.memory, width: 1.5},
-                                 {x: L.x, y: L.cost, color: K.cost, width: 2},
-                                 {x: L.x, y: L.price, color: K.price, width: 1.5, dash: "5 3", step: "post"},
-                                 {x: L.x, y: L.compute, color: K.compute, width: 1.5}],
-                         vlines: [{x: p.marker, color: K.grey, dash: "1.5 2.5"}]});
-    const passes = panel({id: "rl-serving-1", box: lay.boxes[1], xlog: true, ylog: true,
-                          xlim: [R.x[0], R.x[R.x.length - 1]], ylim: R.ylim,
-                          xlabel: "pass length (tokens per sequence)", ylabel: "USD per million tokens",
-                          xfmt: pow10, yfmt: pow10,
-                          lines: [{x: R.x, y: R.memory, color: K.memory, width: 1.5},
-                                  {x: R.x, y: R.cost, color: K.cost, width: 2},
-                                  {x: R.x, y: R.compute, color: K.compute, width: 1.5}],
-                          points: [{x: 1, y: R.dot, color: K.cost, r: 3.5}]});
-    return drawn(lay, p.title, costs + passes);
-  }
-
-  // -- chapter 7: activations held over a training step, stored, checkpointed and reversible -------------
-  /* roofline.figures.revnet.memory_timeline: the bytes held over one step, as step points (t, bytes), time in
-   * forward passes of one layer, a layer's backward `backward` of them. Each held value is a registered
-   * equation: training_activation_bytes of the kind at the layers held so far; in the forward pass of the
-   * recomputing kinds, less the one layer they rebuild in the backward (layer_activation_bytes). A schedule,
-   * not a formula. */
-  function activationTimeline(D, shape, kind) {
-    const L = shape.n_layers, bwd = D.backward, t = [0], held = [0];
-    const step = (duration, value) => { t.push(t[t.length - 1] + duration); held.push(value); };
-    const kept = (n) => evaluate(D.held[kind], Object.assign({}, shape, {n_layers: n}));
-    const layer = evaluate(D.layer, shape);
+  /* The timelines of roofline.figures.declare.TIMELINES: algorithms, not formulas, that a declaration names.
+   * "activations" (roofline.figures.revnet.memory_timeline): the bytes held over one training step of the layers
+   * of cx.v, as step points (t, bytes), time in forward passes of one layer, a layer's backward `backward` of them;
+   * each held value the equation `held` at the layers held so far; in the forward pass of the recomputing kinds,
+   * less the one layer they rebuild in the backward (the equation `layer`). Returns {t: times, held: bytes}. */
+  function activationTimeline(cx, kind, held, layerEq, bwd) {
+    const L = cx.v.n_layers, t = [0], bytes = [0];
+    const step = (duration, value) => { t.push(t[t.length - 1] + duration); bytes.push(value); };
+    const kept = (n) => equationAt(held, Object.assign({}, cx.v, {n_layers: n}));
+    const layer = equationAt(layerEq, cx.v);
     if (kind === "stored") {
       for (let i = 0; i < L; i++) step(1, kept(i + 1));       // layer i writes its activations
       for (let j = L - 1; j >= 0; j--) step(bwd, kept(j + 1)); // layer j's backward; freed as it ends
@@ -898,17 +567,17 @@
       }
       step(0, streams);
     }
-    return {t: t, held: held};
+    return {t: t, held: bytes};
   }
 
-  /* roofline.figures.revnet.log_limits: the ladder's step at or below 1/1.1 of the least value, at or above 1.1 times
-   * the largest */
-  function logLimits(values, ladder) {
-    const lo = Math.min(...values) / 1.1, hi = Math.max(...values) * 1.1;
-    const kLo = Math.pow(10, Math.floor(Math.log10(lo))), kHi = Math.pow(10, Math.floor(Math.log10(hi)));
-    const below = Math.max(...ladder.map((m) => m * kLo).filter((y) => y <= lo * (1 + 1e-12)));
-    const above = Math.min(...ladder.concat([10]).map((m) => m * kHi).filter((y) => y >= hi * (1 - 1e-12)));
-    return [below, above];
+  /* The ladder's step (ladder: multipliers of a power of ten) at or below x; at or above it (10 among them) */
+  function ladderBelow(x, ladder) {
+    const k = Math.pow(10, Math.floor(Math.log10(x)));
+    return Math.max(...ladder.map((m) => m * k).filter((y) => y <= x * (1 + 1e-12)));
+  }
+  function ladderAbove(x, ladder) {
+    const k = Math.pow(10, Math.floor(Math.log10(x)));
+    return Math.min(...ladder.concat([10]).map((m) => m * k).filter((y) => y >= x * (1 - 1e-12)));
   }
 
   /* Log-axis ticks inside [lo, hi]: the powers of ten, or where fewer than two, 1, 2 and 5 times them */
@@ -924,294 +593,355 @@
     return decades.length >= 2 ? decades : inside([1, 2, 5]);
   }
 
-  /* The widget's TimelineFigure.update: the three timelines, time as a share of the stored step. */
-  function revnetFigure(spec, s) {
-    const D = spec.data;
-    const shape = {n_layers: s.n_layers, d_model: s.d_model, n_heads: Math.floor(s.d_model / D.head_dim),
-                   micro_batch: s.micro_batch, len_ctx: s.len_ctx, saved_act_bytes: s.saved_act_bytes};
-    const out = {t: {}, gb: {}, peaks: {}, hbm: D.hbm_bytes / D.gb};
-    const least = [out.hbm];
-    let span = null;
-    D.kinds.forEach((kind) => {
-      const line = activationTimeline(D, shape, kind);
-      span = span || line.t[line.t.length - 1];  // the stored step's length
-      out.t[kind] = line.t.map((x) => x / span);
-      out.gb[kind] = line.held.map((b) => b / D.gb);
-      out.peaks[kind] = Math.max(...line.held) / D.gb;
-      least.push(Math.min(...line.held.filter((b) => b > 0)) / D.gb);
+  // -- a figure drawn from its declaration (roofline.figures.declare.Plot): every chapter's ---------------
+  const isArr = Array.isArray;
+  const PALETTES = {serving: SERVING, revnet: REVNET};
+  const color = (spec, name) => ((PALETTES[spec.plot.palette] || {})[name] || C[name] || name);
+
+  /* A value in a label template, by Python's format spec: "" (as is), "," (whole, thousands separated), ".1f",
+   * ",.1f", ".0%", ".3g", "count" (count). */
+  function formatValue(v, f) {
+    if (typeof v !== "number" || !f) return String(v);
+    if (f === ",") return whole(v);
+    if (f === "count") return count(v);
+    let m = /^(,?)\.(\d+)f$/.exec(f);
+    if (m) return pyFixed(v, +m[2], !!m[1]);
+    if ((m = /^\.(\d+)%$/.exec(f))) return pyFixed(100 * v, +m[1]) + "%";
+    if ((m = /^\.(\d+)g$/.exec(f))) return pyG(v, +m[1]);
+    throw new Error("roofline-live: no format " + f);
+  }
+
+  /* A label template filled: {name} or {name:format} by `values`; a value that is text is filled in turn. */
+  function fill(template, values, nested) {
+    return template.replace(/\{(\w+)(?::([^}]*))?\}/g, (m, name, f) => {
+      const v = values[name];
+      if (v === undefined) return m;
+      return typeof v === "string" && !nested ? fill(v, values, true) : formatValue(v, f);
     });
-    out.ylim = logLimits(least.concat([out.peaks.stored, out.hbm]), D.ladder);
-    const gb = (x) => (x >= 10 ? pyFixed(x, 1, true) : pyFixed(x, 2));
-    out.title = `${s.n_layers} layers, width ${pyFixed(s.d_model, 0, true)}, batch ${s.micro_batch} x ` +
-      `${pyFixed(s.len_ctx, 0, true)} tokens, ${s.saved_act_bytes} B/value: peaks ` +
-      `${D.kinds.map((k) => gb(out.peaks[k])).join(" / ")} GB`;
-    out.label = out.title;
+  }
+
+  /* A value an equation needs and the figure lacks here (a chip without a rate): an optional series is not drawn */
+  class Missing extends Error {}
+
+  /* Equation `id` at the values `v` (keyword -> number, or an array: a panel's axis, a table along it): a number,
+   * or elementwise an array. */
+  function equationAt(id, v) {
+    const eq = equation(id);
+    let n = -1;
+    const args = eq.args.map((a) => {
+      const x = v[a];
+      if (x === undefined || x === null) throw new Missing(`${id} needs ${a}`);
+      if (isArr(x)) n = x.length;
+      return x;
+    });
+    if (n < 0) return eq.f.apply(null, args);
+    const out = new Array(n), now = args.slice();
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < args.length; j++) if (isArr(args[j])) now[j] = args[j][i];
+      out[i] = eq.f.apply(null, now);
+    }
     return out;
   }
 
-  function drawRevnet(spec, s, p, g) {
-    const ticks = niceTicks(0, 1.4, 7).map((t) => ({v: t, label: String(+t.toPrecision(6))}));
-    const lay = layout(g, [[72, 30, 660, 230]], 310);
-    return drawn(lay, p.title,
-      panel({id: "rl-revnet", box: lay.boxes[0], xlim: [0, 1.4], ylim: p.ylim, ylog: true, xticks: ticks,
-             yticks: logTicks(p.ylim[0], p.ylim[1]).map((t) => ({v: t, label: tickValue(t)})),
-             xlabel: "time (share of the stored step)", ylabel: "activations held (GB)",
-             vlines: [{x: 1, color: REVNET.marks, dash: "", width: 0.8}, {x: 4 / 3, color: REVNET.marks, dash: "", width: 0.8}],
-             hlines: [{y: p.hbm, color: REVNET.hbm, width: 1}],
-             lines: spec.data.kinds.map((k) => ({x: p.t[k], y: p.gb[k], color: REVNET[k], width: 1.5, step: "pre", floor: true}))}));
+  const lift = (f) => (a, b) => (isArr(a) || isArr(b)
+    ? (isArr(a) ? a : b).map((_, i) => f(isArr(a) ? a[i] : a, isArr(b) ? b[i] : b)) : f(a, b));
+  const BINARY = {"+": lift((a, b) => a + b), "-": lift((a, b) => a - b), "*": lift((a, b) => a * b),
+                  "/": lift((a, b) => a / b), ">=": lift((a, b) => a >= b), "<=": lift((a, b) => a <= b),
+                  ">": lift((a, b) => a > b), "<": lift((a, b) => a < b), "==": lift((a, b) => a === b),
+                  min: lift(Math.min), max: lift(Math.max)};
+
+  /* The positive finite values' least, and the finite values' greatest, of arrays */
+  function extent(arrays) {
+    let lo = Infinity, hi = -Infinity;
+    arrays.forEach((a) => (isArr(a) ? a : [a]).forEach((y) => {
+      if (isFinite(y) && y !== null) {
+        if (y > 0) lo = Math.min(lo, y);
+        hi = Math.max(hi, y);
+      }
+    }));
+    return [lo, hi];
   }
 
-  // -- chapter 8: time to first token against prompt length, a user's speed against batch with speculation ------
-  /* Python's format(x, ".{p}g"): p significant figures, trailing zeros dropped, an exponent below 1e-4 or from 10^p */
-  function pyG(x, p) {
-    if (x === 0) return "0";
-    const e = +Math.abs(x).toExponential(p - 1).split("e")[1];
-    if (e < -4 || e >= p) {
-      const [m, ex] = x.toExponential(p - 1).split("e");
-      const mant = m.indexOf(".") < 0 ? m : m.replace(/0+$/, "").replace(/\.$/, "");
-      return `${mant}e${ex[0] === "-" ? "-" : "+"}${ex.replace(/^[-+]/, "").padStart(2, "0")}`;
+  /* A declared Term ([op, args...], roofline.figures.declare.Term) in the context cx: {spec, s (the controls'
+   * values), v (keyword -> value), values (the plot's values so far), series and drawn (the panel's)}. */
+  function term(t, cx) {
+    if (!isArr(t)) return t;  // a number, a bool, a text
+    const op = t[0];
+    switch (op) {
+      case "eq": {
+        let v = cx.v;
+        const at = t[2];
+        for (const k in at) {
+          if (v === cx.v) v = Object.assign({}, cx.v);
+          v[k] = term(at[k], cx);
+        }
+        return equationAt(t[1], v);
+      }
+      case "value": {
+        const x = cx.v[t[1]];
+        if (x === undefined || x === null) throw new Missing(`no value of ${t[1]}`);
+        return x;
+      }
+      case "setting": return cx.s[t[1]];
+      case "position": return position(cx.spec, t[1], cx.s[t[1]]);
+      case "data": {
+        let d = cx.spec.data;
+        for (let i = 1; i < t.length; i++) {
+          const k = term(t[i], cx);
+          if (d === null || d === undefined || d[k] === undefined) throw new Missing(`no data ${k}`);
+          d = d[k];
+        }
+        return d;
+      }
+      case "ref": return cx.values[t[1]];
+      case "series": return cx.series[t[1]];
+      case "if": {
+        const c = term(t[1], cx);
+        if (!isArr(c)) return c ? term(t[2], cx) : term(t[3], cx);
+        const a = term(t[2], cx), b = term(t[3], cx);  // elementwise
+        return c.map((ci, i) => (ci ? (isArr(a) ? a[i] : a) : (isArr(b) ? b[i] : b)));
+      }
+      case "argmax": {
+        let best = null, top = -Infinity;
+        for (let i = 1; i < t.length; i += 2) {
+          const x = term(t[i + 1], cx);
+          if (best === null || x > top) { best = t[i]; top = x; }
+        }
+        return best;
+      }
+      case "finite": return isFinite(term(t[1], cx));
+      case "in": {
+        const x = term(t[1], cx);
+        return t.slice(2).some((v) => term(v, cx) === x);
+      }
+      case "low": case "high": {
+        const [lo, hi] = extent(t.length > 1 ? t.slice(1).map((n) => (typeof n === "string" ? cx.series[n] : term(n, cx)))
+                                              : cx.drawn);
+        return op === "low" ? lo : hi;
+      }
+      case "decade_below": return Math.pow(10, Math.floor(Math.log10(term(t[1], cx))));
+      case "decade_above": return Math.pow(10, Math.ceil(Math.log10(term(t[1], cx))));
+      case "nice_above": return niceAbove(term(t[1], cx));
+      case "item": {
+        const a = term(t[1], cx), i = term(t[2], cx);
+        return isArr(a) ? a[i < 0 ? a.length + i : i] : a;
+      }
+      case "inf": return Infinity;
+      case "geomspace": return geomspace(term(t[1], cx), term(t[2], cx), t[3]);
+      case "solve": {
+        const v = Object.assign({}, cx.v);
+        for (const k in t[5]) v[k] = term(t[5][k], cx);
+        return solveFor(t[1], t[2], v, term(t[3], cx), term(t[4], cx));
+      }
+      case "ladder_below": return ladderBelow(term(t[1], cx), term(t[2], cx));
+      case "ladder_above": return ladderAbove(term(t[1], cx), term(t[2], cx));
+      case "timeline": {  // built once a redraw for its arguments (and the values of the equations it names)
+        const args = t.slice(2).map((x) => term(x, cx)), part = args.pop();
+        const used = args.filter((a) => typeof a === "string" && GEN.equations[a])
+          .map((id) => equation(id).args.map((a) => cx.v[a]));
+        const key = JSON.stringify([t[1], args, used]);
+        if (!cx.memo.has(key)) {
+          if (t[1] === "activations") cx.memo.set(key, activationTimeline(cx, ...args));
+          else if (t[1] === "schedule") cx.memo.set(key, scheduleTimeline(...args));
+          else throw new Error("roofline-live: no timeline " + t[1]);
+        }
+        return cx.memo.get(key)[part];
+      }
+      case "min": case "max": return t.slice(1).map((x) => term(x, cx)).reduce(BINARY[op]);
+      default:
+        if (!BINARY[op]) throw new Error("roofline-live: no operation " + op);
+        return BINARY[op](term(t[1], cx), term(t[2], cx));
     }
-    const s = pyFixed(x, p - 1 - e);
-    return s.indexOf(".") < 0 ? s : s.replace(/0+$/, "").replace(/\.$/, "");
   }
 
-  /* roofline.figures.prefill.PrefillFigure.update: the time to first token of one prompt of each length (a fresh
-   * prompt's pass: nothing cached, prefill's attention FLOPs per pair and the cache bytes a token writes, from the
-   * data) and its parts; each user's tokens a second at each batch, plain (the verify pass of one token) and with
-   * speculation, the break-even batch and the walls; the labels as the widget writes them. */
-  function prefillFigure(spec, s) {
-    const D = spec.data, opts = (n) => spec.controls.find((c) => c.name === n);
-    const mi = opts("model").options.indexOf(s.model), hi = opts("chip").options.indexOf(s.chip);
-    const pi = opts("precision").options.indexOf(s.precision), ci = opts("context").grid.indexOf(s.context);
-    const base = deployment(D.deployments, mi, hi, pi);
-    const labels = [], out = {drawn: base.attn_flops_rate !== undefined, left: null, right: null, labels: labels};
-    if (!out.drawn) {  // as the widget: the pass's attention needs a FLOP rate at the cache's precision
-      out.note = `the registry gives ${s.chip} no attention FLOP rate at the KV cache's precision, which the ` +
-                 "prompt's attention needs";
-      out.label = out.note;
+  /* A control's position among its options or stops */
+  function position(spec, name, value) {
+    const c = spec.controls.find((x) => x.name === name);
+    return (c.kind === "select" ? c.options : c.grid).indexOf(value);
+  }
+
+  /* numpy's interp(log x, log xs, ys): a drawn line's value at x */
+  function interpLog(xs, ys, x) {
+    const le = Math.log(x), lb = xs.map(Math.log);
+    let j = 0;
+    while (j < lb.length - 2 && lb[j + 1] < le) j++;
+    if (le >= lb[lb.length - 1]) return ys[lb.length - 1];
+    return lb[j + 1] === lb[j] ? ys[j] : ys[j] + (le - lb[j]) * (ys[j + 1] - ys[j]) / (lb[j + 1] - lb[j]);
+  }
+
+  /* What a declared plot shows at the controls' values s: the keywords' values, the plot's values, each panel's
+   * series (arrays over its x), lines, spans ([from, to]), marks, points ([x, y] or null) and limits, the title
+   * and the panels' notes. */
+  function computePlot(spec, s) {
+    const P = spec.plot, D = spec.data, at = (name) => position(spec, name, s[name]);
+    let v = {};
+    const [mc, hc, pc] = P.deployment, index = (c) => (c ? at(c) : 0);
+    if (mc || hc || pc) v = deployment(D.deployments, index(mc), index(hc), index(pc));
+    (P.tables || []).forEach((t) => Object.assign(v, term(t, {spec: spec, s: s, v: v})));
+    const cx = {spec: spec, s: s, v: v, values: {}, series: {}, drawn: [], memo: new Map()};
+    for (const kw in P.keywords) v[kw] = typeof P.keywords[kw] === "string" ? s[P.keywords[kw]] : term(P.keywords[kw], cx);
+    const ctx = P.keywords.len_ctx;
+    if (mc && typeof ctx === "string" && D.windows) atContext(v, D.windows, s[mc], at(ctx));
+    if ((P.needs || []).some((k) => v[k] === undefined || v[k] === null)) {  // no figure here: a note says why
+      const note = fill(P.missing, Object.assign({}, s, v));
+      return {drawn: false, note: note, label: note};
+    }
+    for (const name in P.values) cx.values[name] = term(P.values[name], cx);
+    const panels = P.panels.map((panel) => {
+      const grid = !panel.grid ? [] : typeof panel.grid[0] === "string" ? term(panel.grid, cx) : panel.grid;
+      const x = panel.xscale === 1 ? grid : grid.map((g) => g * panel.xscale);
+      const x0 = x[0], x1 = x[x.length - 1];
+      const pv = Object.assign({}, v);
+      for (const kw in panel.keywords || {}) pv[kw] = term(panel.keywords[kw], cx);
+      if (panel.x) pv[panel.x] = grid;  // (a panel of timelines has no axis of a keyword)
+      const px = Object.assign({}, cx, {v: pv, series: {}, drawn: [], values: Object.assign({}, cx.values)});
+      for (const name in panel.values || {}) px.values[name] = term(panel.values[name], px);
+      const out = {x: x, series: px.series, xs: {}, lines: {}, spans: {}, marks: {}, points: {}, blocks: {}, lanes: {}};
+      const lacking = new Set();  // the optional groups with a series that lacks a value here
+      panel.series.forEach((sr) => {
+        let y = null;
+        if (!sr.when || term(sr.when, cx)) {
+          try {
+            y = term(sr.y, px);
+          } catch (e) {
+            if (!(sr.optional && e instanceof Missing)) throw e;
+            lacking.add(sr.optional);
+          }
+          if (y !== null && !isArr(y)) y = grid.map(() => y);
+        }
+        px.series[sr.name] = y;
+        if (sr.x) out.xs[sr.name] = y === null ? null : term(sr.x, px);  // its own x: a timeline's times
+      });
+      panel.series.forEach((sr) => {
+        if (lacking.has(sr.optional)) px.series[sr.name] = null;
+        if (px.series[sr.name]) px.drawn.push(px.series[sr.name]);
+      });
+      (panel.lines || []).forEach((l) => { out.lines[l.name] = term(l.y, cx); px.drawn.push([out.lines[l.name]]); });
+      (panel.spans || []).forEach((sp) => {
+        const end = sp.end ? term(sp.end, cx) : x1, start = term(sp.start, cx);
+        const lo = Math.min(sp.clamp ? Math.max(start, x0) : start, end);
+        out.spans[sp.name] = [lo, lo + (end - lo)];
+      });
+      (panel.marks || []).forEach((m) => { out.marks[m.name] = term(m.x, cx); });
+      (panel.points || []).forEach((pt) => {
+        const px0 = term(pt.x, cx);
+        let y = null;
+        if (pt.within && !(isFinite(px0) && x0 <= px0 && px0 <= x1)) y = null;
+        else if (pt.y) y = term(pt.y, px);
+        else if (pt.interp) y = interpLog(x, px.series[pt.on], px0);
+        else {
+          const on = panel.series.find((sr) => sr.name === pt.on), atX = Object.assign({}, pv, {[panel.x]: px0 / panel.xscale});
+          y = term(on.y, Object.assign({}, px, {v: atX}));
+        }
+        out.points[pt.name] = y === null ? null : [px0, y];
+      });
+      (panel.blocks || []).forEach((bl) => { out.blocks[bl.name] = term(bl.ops, px); out.lanes[bl.name] = term(bl.lanes, px); });
+      out.xlim = panel.xlim ? panel.xlim.map((t) => term(t, px)) : [x0, x1];
+      const [lo, hi] = extent(px.drawn);
+      out.ylim = panel.ylim ? panel.ylim.map((t) => term(t, px))
+        : panel.ylog ? decadeLimits(lo, hi) : [0, hi * 1.1];
       return out;
-    }
-    const P = D.prompt[s.model], at = (x, i) => (Array.isArray(x) ? x[i] : x);
-    const ttft = (tokens, table, i) => {  // figures.prefill.ttft_terms of one prompt
-      const v = Object.assign({}, base, {batch: 1, len_ctx: 0, pass_len: tokens, attn_flops: at(table.attn_flops, i),
-                                         latent_flops: P.latent_flops, kv_bytes: at(table.kv_bytes, i)});
-      const compute = evaluate("prefill.prefill_compute_time_s", v);
-      const weights = evaluate("prefill.prefill_compute_time_s", Object.assign(v, {attn_flops: 0}));
-      v.attn_flops = at(table.attn_flops, i);
-      return {weights: weights, attention: compute - weights, memory: evaluate("prefill.prefill_memory_time_s", v),
-              total: evaluate("prefill.prefill_time_s", v)};
-    };
-    const xs = D.prompts, left = {x: xs, weights: [], attention: [], memory: [], total: []};
-    xs.forEach((tokens, i) => {
-      const t = ttft(tokens, P.panel, i);
-      for (const k in t) left[k].push(t[k]);
     });
-    const lastP = xs[xs.length - 1], pw = Math.min(D.prompt_wall[mi][hi][pi], lastP);
-    left.wall = [pw, pw + (lastP - pw)];
-    left.mark = s.prompt;
-    const v = atContext(Object.assign({}, base), D.windows, s.model, ci);
-    Object.assign(v, {len_ctx: s.context, accept_rate: s.accept, pass_len: s.drafts + 1});
-    const bs = D.batch, lastB = bs[bs.length - 1];
-    const one = evaluate("speculation.spec_pass_time_s", Object.assign({}, v, {pass_len: 1}), "batch", bs);
-    const right = {x: bs, plain: one.map((t) => 1 / t), spec: evaluate("speculation.spec_user_tokens_per_s", v, "batch", bs)};
-    const wall = evaluate("decode.max_batch_n", v), lo = Math.min(Math.max(wall, bs[0]), lastB);
-    right.wall = [lo, lo + (lastB - lo)];
-    right.mark = s.batch;
-    const even = evaluate("speculation.spec_breakeven_batch", v);
-    right.even = null;
-    if (isFinite(even) && bs[0] <= even && even <= lastB) {  // numpy's interp of the plain line, in log batch
-      const le = Math.log(even), lb = bs.map(Math.log);
-      let j = 0;
-      while (j < lb.length - 2 && lb[j + 1] < le) j++;
-      const y = lb[j + 1] === lb[j] ? right.plain[j] : right.plain[j] + (le - lb[j]) * (right.plain[j + 1] - right.plain[j]) / (lb[j + 1] - lb[j]);
-      right.even = [even, le >= lb[lb.length - 1] ? right.plain[lb.length - 1] : y];
+    const names = Object.assign({}, s, v, cx.values);
+    const title = P.title ? fill(P.title, names) : null;
+    const notes = P.panels.map((panel) => (panel.note ? fill(panel.note, names) : null));
+    const values = {};  // those exposed: an empty text (a label's piece left out) is a missing value in a CSV
+    for (const name in cx.values) {
+      const x = cx.values[name];
+      if (x !== "") values[name] = typeof x === "string" ? fill(x, names) : x;
     }
-    // the y ranges as the figure sets them: whole decades from a third of the lowest to three times the highest
-    const decades = (arrays) => {
-      const all = [].concat(...arrays), a = Math.min(...all), b = Math.max(...all);
-      return [Math.pow(10, Math.floor(Math.log10(a / 3))), Math.pow(10, Math.ceil(Math.log10(b * 3)))];
-    };
-    left.ylim = decades([left.total, left.memory]);
-    right.ylim = decades([right.plain, right.spec]);
-    const seconds = (t) => (t < 1 ? `${pyG(t * 1e3, 3)} ms` : `${pyG(t, 3)} s`);
-    const k = s.drafts, drafts = `${k} draft${k === 1 ? "" : "s"}`;
-    const gain = evaluate("speculation.spec_speedup", Object.assign({}, v, {batch: s.batch}));
-    const fits = s.batch <= wall ? "fits" : "does NOT fit";
-    labels.push(`${s.model}\n${base.n_chips} x ${s.chip}, ${base.precision}\n` +
-                `${count(s.prompt)} tokens: ${seconds(ttft(s.prompt, P.control, opts("prompt").grid.indexOf(s.prompt)).total)}`);
-    labels.push(`B = ${count(s.batch)} at L = ${count(s.context)} (${fits})\n` +
-                `α ${pyG(s.accept, 3)}, ${drafts}: ${pyFixed(gain, 2)}x\n` +
-                `break-even B ${isFinite(even) ? count(even) : "none (no batch is too large)"}`);
-    Object.assign(out, {left: left, right: right, label: labels.join("\n")});
-    return out;
+    return {drawn: true, panels: panels, values: values, title: title, notes: notes,
+            label: title || notes.filter((n) => n).join("\n")};
   }
 
-  function drawPrefill(spec, s, p, g) {
-    const lay = layout(g, [[84, 12, 266, 250], [460, 12, 266, 250]], 320);  // room for the ticks 0.0001
-    if (!p.drawn) {  // no figure at this setting: the note where it would be
+  /* An axis' ticks as declared (roofline.figures.declare.Ticks): [ticks or undefined (the plotter's), format] */
+  function declaredTicks(t, lim, data, narrow) {
+    if (!t) return [undefined, undefined];
+    if (t.fmt === "pow10") return [undefined, pow10];
+    if (t.fmt === "125") return [logTicks(lim[0], lim[1]).map((v) => ({v: v, label: tickValue(v)})), undefined];
+    if (t.fmt === "plain") {
+      const [a, b] = t.inside ? [data[0], data[data.length - 1]] : lim;
+      return [niceTicks(a, b, narrow && t.narrow ? t.narrow : t.n).filter((v) => v >= a && (!t.whole || Number.isInteger(v)))
+        .map((v) => ({v: v, label: String(+v.toPrecision(6))})), undefined];
+    }
+    return [undefined, undefined];
+  }
+
+  function drawPlot(key, spec, s, p, g) {
+    const P = spec.plot, lay = layout(g, P.boxes, P.height), col = (name) => color(spec, name);
+    if (!p.drawn) {  // no figure at this setting: the note where it would be, wrapped at 60 characters
       const [X, Y] = lay.boxes[0], lines = [""];
-      p.note.split(" ").forEach((w) => {  // wrapped at 60 characters
+      p.note.split(" ").forEach((w) => {
         if (lines[lines.length - 1].length + w.length > 60) lines.push("");
         lines[lines.length - 1] += (lines[lines.length - 1] ? " " : "") + w;
       });
       return drawn(lay, "", lines.map((line, i) => `<text x="${X}" y="${Y + 20 + 16 * i}">${esc(line)}</text>`).join(""),
                    [p.note]);
     }
-    const L = p.left, R = p.right, xlimL = [L.x[0], L.x[L.x.length - 1]], xlimR = [R.x[0], R.x[R.x.length - 1]];
-    const note = (i) => (lay.narrow ? null : p.labels[i]);
-    const ttft = panel({id: "rl-prefill-0", box: lay.boxes[0], xlog: true, ylog: true, xlim: xlimL, ylim: L.ylim,
-                        xlabel: "prompt length (tokens)", ylabel: "time to first token (s)",
-                        spans: [{x0: L.wall[0], x1: L.wall[1], color: C.wall}],
-                        lines: [{x: L.x, y: L.weights, color: C.compute}, {x: L.x, y: L.attention, color: C.memory},
-                                {x: L.x, y: L.memory, color: C.weights},
-                                {x: L.x, y: L.total, color: C.total, width: 2.5, opacity: 0.85}],
-                        vlines: [{x: L.mark, color: C.grey}], note: note(0), noteWidth: 200});
-    const speed = panel({id: "rl-prefill-1", box: lay.boxes[1], xlog: true, ylog: true, xlim: xlimR, ylim: R.ylim,
-                         xlabel: "batch size (sequences)", ylabel: "tokens/s per user",
-                         spans: [{x0: R.wall[0], x1: R.wall[1], color: C.wall}],
-                         lines: [{x: R.x, y: R.plain, color: C.weights, width: 2},
-                                 {x: R.x, y: R.spec, color: C.kv, width: 2, dash: "6 3"}],
-                         vlines: [{x: R.mark, color: C.grey}],
-                         points: R.even ? [{x: R.even[0], y: R.even[1], color: C.kv, r: 4}] : [],
-                         note: note(1), noteWidth: 245});
-    return drawn(lay, "", ttft + speed, p.labels);
-  }
-
-  // -- a figure described by its spec alone (roofline.figures.declare.Plot): chapter 4, and any chapter like it ---
-  const color = (name) => C[name] || name;
-
-  /* {name}, {name:,} (whole, thousands separated), {name:.1f}, {name:.0%} */
-  function fill(template, values) {
-    return template.replace(/\{(\w+)(?::([^}]*))?\}/g, (m, name, f) => {
-      const v = values[name];
-      if (v === undefined) return m;
-      if (f === ",") return whole(v);
-      const fixed = /^\.(\d+)f$/.exec(f || ""), percent = /^\.(\d+)%$/.exec(f || "");
-      if (fixed) return v.toFixed(+fixed[1]);
-      if (percent) return pct(v, +percent[1]);
-      return String(v);
-    });
-  }
-
-  function curves(spec, s) {
-    const P = spec.plot, D = spec.data, opts = (n) => spec.controls.find((c) => c.name === n);
-    let v = {};
-    const [mc, hc, pc] = P.deployment;
-    if (mc) {
-      const mi = opts(mc).options.indexOf(s[mc]), hi = opts(hc).options.indexOf(s[hc]);
-      v = deployment(D.deployments, mi, hi, pc ? opts(pc).options.indexOf(s[pc]) : 0);
-    }
-    for (const kw in P.keywords) v[kw] = s[P.keywords[kw]];
-    const ctx = P.keywords.len_ctx;
-    if (mc && ctx && D.windows) atContext(v, D.windows, s[mc], opts(ctx).grid.indexOf(s[ctx]));
-    const sum = (eqs, scale, key, xs) => {  // the sum of the equations, each times scale, over xs
-      let out = null;
-      eqs.forEach((id) => {
-        const y = evaluate(id, v, key, xs).map((t) => t * scale);
-        out = out ? out.map((a, i) => a + y[i]) : y;
+    const style = (o) => ({color: col(o.style.color), width: o.style.width, dash: o.style.dash || null,
+                           opacity: o.style.opacity || null});
+    const markup = P.panels.map((pn, i) => {
+      const got = p.panels[i], x = got.x, lines = [], points = [];
+      pn.series.forEach((sr) => {
+        const y = got.series[sr.name];
+        if (!y) return;
+        const sx = sr.x ? got.xs[sr.name] : x;
+        lines.push(Object.assign({x: sx, y: y, step: sr.step || null, floor: sr.floor}, style(sr)));
+        if (sr.markers) sx.forEach((xx, j) => points.push({x: xx, y: y[j], r: 2, color: col(sr.style.color)}));
       });
-      return out;
+      (pn.points || []).forEach((pt) => {
+        const at = got.points[pt.name];
+        if (at) points.push({x: at[0], y: at[1], r: pt.r, color: col(pt.color), shape: pt.shape, edge: pt.edge ? col(pt.edge) : null});
+      });
+      const [xticks, xfmt] = declaredTicks(pn.xticks, got.xlim, x, lay.narrow);
+      let [yticks, yfmt] = declaredTicks(pn.yticks, got.ylim, got.ylim, lay.narrow);
+      const rects = [];
+      (pn.blocks || []).forEach((bl) => {  // each lane's background over the axis, then the bars, and the lanes as ticks
+        const n = got.lanes[bl.name], every = Math.max(1, Math.ceil(n / 12));
+        if (bl.background) for (let st = 0; st < n; st++) rects.push({x0: got.xlim[0], x1: got.xlim[1], y0: st - 0.4, y1: st + 0.4, color: col(bl.background[0])});
+        got.blocks[bl.name].forEach((o) => rects.push({x0: o.start, x1: o.end, y0: o.stage - 0.4, y1: o.stage + 0.4,
+                                                       color: col(bl.colors[o.kind][0]), edge: C.paper}));
+        yticks = [];
+        for (let st = 0; st < n; st += every) yticks.push({v: st, label: bl.lane_label.replace("{}", st)});
+      });
+      return panel({id: `rl-${key}-${i}`, box: lay.boxes[i], xlog: pn.xlog, ylog: pn.ylog, xlim: got.xlim,
+                     ylim: got.ylim, xlabel: pn.xlabel, ylabel: pn.ylabel, lines: lines, points: points, rects: rects,
+                     spans: (pn.spans || []).map((sp) => ({x0: got.spans[sp.name][0], x1: got.spans[sp.name][1], color: col(sp.style.color)})),
+                     hlines: (pn.lines || []).map((l) => Object.assign({y: got.lines[l.name]}, style(l))),
+                     vlines: (pn.marks || []).map((m) => Object.assign({x: got.marks[m.name]}, style(m))),
+                     xticks: xticks, xfmt: xfmt, yticks: yticks, yfmt: yfmt,
+                     texts: (pn.texts || []).map((t) => Object.assign({}, t, {color: col(t.color)})),
+                     note: lay.narrow ? null : p.notes[i], noteWidth: pn.note_width});
+    });
+    return drawn(lay, p.title, markup.join(""), p.notes.filter((n) => n));
+  }
+
+  /* The key, from the declaration: its `legend` names in order (or every labelled element) */
+  function plotKey(spec) {
+    const P = spec.plot, items = {}, order = [], col = (name) => color(spec, name);
+    // a key's line at least 2 px wide, opaque where the plot's is nearly so
+    const line = (st) => ({width: Math.max(2, st.width), dash: st.dash || null, opacity: st.opacity < 0.8 ? st.opacity || null : null});
+    const add = (o, item) => {
+      if (!o.label || o.name in items) return;
+      items[o.name] = [o.label].concat(item);
+      order.push(o.name);
     };
-    const panels = P.panels.map((panel) => {
-      const out = {x: panel.grid, series: {}, at: v[panel.x]};
-      panel.series.forEach((sr) => { out.series[sr.name] = sum(sr.equations, sr.scale, panel.x, panel.grid); });
-      if (panel.hline.length) out.hline = v[panel.hline[1]] * panel.hline[2];
-      if (panel.dot) {
-        const sr = panel.series.find((x) => x.name === panel.dot);
-        out.dot = {x: v[panel.x], y: sum(sr.equations, sr.scale, panel.x, [v[panel.x]])[0]};
-      }
-      return out;
+    P.panels.forEach((panel) => {
+      panel.series.forEach((sr) => add(sr, [col(sr.style.color), line(sr.style)]));
+      (panel.lines || []).forEach((l) => add(l, [col(l.style.color), line(l.style)]));
+      (panel.spans || []).forEach((sp) => add(sp, [col(sp.style.color), {width: sp.style.width}]));
+      (panel.marks || []).forEach((m) => add(m, [col(m.style.color), line(m.style)]));
+      (panel.blocks || []).forEach((bl) => {
+        Object.keys(bl.colors).forEach((k) => add({name: `${bl.name}.${k}`, label: bl.colors[k][1]}, [col(bl.colors[k][0]), {width: 8}]));
+        if (bl.background) add({name: `${bl.name}.background`, label: bl.background[1]}, [col(bl.background[0]), {width: 8}]);
+      });
+      (panel.points || []).forEach((pt) => add(pt, [col(pt.color), {line: false, marker: {shape: pt.shape, color: col(pt.color),
+                                                                                          edge: pt.edge ? col(pt.edge) : null}}]));
     });
-    const scalars = {};
-    for (const name in P.scalars) scalars[name] = sum(P.scalars[name][0], P.scalars[name][1], "", [0])[0];
-    return {panels: panels, scalars: scalars, label: fill(P.label, Object.assign({}, s, scalars))};
+    return legend((P.legend && P.legend.length ? P.legend : order).map((n) => items[n]));
   }
 
-  function drawCurves(spec, s, p, g) {
-    const P = spec.plot, n = P.panels.length, width = (760 - 62) / n;
-    const lay = layout(g, P.panels.map((_, i) => [62 + i * width, 26, width - 100, 230]), 300);
-    return drawn(lay, p.label, P.panels.map((panel, i) => {
-      const got = p.panels[i], x = got.x;
-      const ys = Object.values(got.series).concat(got.hline !== undefined ? [[got.hline]] : []);
-      const flat = [].concat(...ys).filter((y) => isFinite(y) && (!panel.ylog || y > 0));
-      const ylim = panel.ylog ? decadeLimits(Math.min(...flat), Math.max(...flat)) : [0, Math.max(...flat) * 1.1];
-      const xlim = panel.xlog ? [x[0], x[x.length - 1]] : [x[0] - 0.75, x[x.length - 1] + 0.75];
-      const lines = panel.series.map((sr) => ({x, y: got.series[sr.name], color: color(sr.color), width: sr.width,
-                                               dash: sr.dash || null}));
-      const points = [];
-      panel.series.filter((sr) => sr.markers).forEach((sr) =>
-        x.forEach((xx, j) => points.push({x: xx, y: got.series[sr.name][j], r: 2, color: color(sr.color)})));
-      if (got.dot) points.push({x: got.dot.x, y: got.dot.y, r: 4});
-      const ticks = panel.xlog ? undefined
-        : niceTicks(x[0], x[x.length - 1], 6).filter((t) => t >= x[0]).map((t) => ({v: t, label: String(t)}));
-      return panel_svg(i, panel, got, {box: lay.boxes[i], xlim, ylim, lines, points, xticks: ticks});
-    }).join(""));
-  }
-
-  function panel_svg(i, spec, got, o) {
-    return panel(Object.assign({id: `rl-curves-${i}`, xlog: spec.xlog, ylog: spec.ylog, xlabel: spec.xlabel,
-                                ylabel: spec.ylabel,
-                                yticks: spec.ylog ? undefined : niceTicks(o.ylim[0], o.ylim[1], 5).map((t) => ({v: t, label: String(+t.toPrecision(6))})),
-                                hlines: got.hline !== undefined ? [{y: got.hline, color: C.grey}] : [],
-                                vlines: spec.marker ? [{x: got.at, color: C.grey}] : []}, o));
-  }
-
-  function curvesKey(spec) {
-    const items = [];
-    spec.plot.panels.forEach((panel) => {
-      panel.series.forEach((sr) => items.push([sr.label, color(sr.color), {width: sr.width, dash: sr.dash}]));
-      if (panel.hline.length) items.push([panel.hline[0], C.grey, {dash: "5 3"}]);
-      if (panel.marker) {
-        const control = spec.controls.find((c) => c.name === spec.plot.keywords[panel.x]);
-        items.push([control ? control.label : panel.x, C.grey, {dash: "2 2"}]);
-      }
-    });
-    return legend(items);
-  }
-
-  // -- the figures -----------------------------------------------------------------------------
-  const FIGURES = {
-    decode: {compute: decode, draw: drawDecode,
-             key: () => legend([["compute", C.compute], ["weight fetch", C.weights], ["KV fetch", C.kv],
-                                ["weight + KV", C.memory, {dash: "5 3"}], ["total", C.total, {width: 3}],
-                                ["slow-mode floor (cost)", C.grey, {width: 6, opacity: 0.3}],
-                                ["KV cache does not fit", C.wall, {width: 8}], ["batch B", C.grey, {dash: "2 2"}],
-                                ["total, experts touched + attention FLOPs (option)", C.grey, {dash: "8 3 2 3"}],
-                                ["weight fetch, experts touched (option)", C.weights, {dash: "2 2"}]])},
-    moe: {compute: moe, draw: drawMoe,
-          key: () => legend([["compute", C.compute], ["weight fetch", C.weights], ["KV fetch", C.kv],
-                             ["weight + KV fetch", C.memory, {dash: "5 3"}], ["all-to-all", C.comm],
-                             ["step, all-to-all hidden", C.grey, {dash: "8 3 2 3"}],
-                             ["step, all-to-all added", C.total, {width: 3}], ["KV cache does not fit", C.wall, {width: 8}],
-                             ["batch B", C.grey, {dash: "2 2"}]])},
-    pipeline: {compute: pipelineFigure, draw: drawPipeline,
-               key: () => legend([["forward", C.fwd, {width: 8}], ["backward", C.bwd, {width: 8}], ["idle (bubble)", C.idle, {width: 8}]])},
-    training: {compute: trainingFigure, draw: drawTraining,
-               key: () => legend([["pre-training 6ND", C.pre], ["serving 2N D_inf/η", C.usage], ["total", C.total],
-                                  ["Chinchilla-optimal", C.pre, {line: false, marker: {shape: "triangle", color: C.pre, edge: C.ink}}],
-                                  ["equal costs (lecture)", C.equal, {line: false, marker: {shape: "square", color: C.equal, edge: C.ink}}],
-                                  ["minimum", C.opt, {line: false, marker: {color: C.opt, edge: C.ink}}],
-                                  ["equal costs, vs rule of 20", C.total, {dash: "1.5 2.5"}],
-                                  ["equal costs, vs the law", C.equal], ["minimum, vs the law", C.opt, {width: 2}],
-                                  ["traffic", C.grey, {dash: "2 2"}]])},
-    serving: {compute: servingFigure, draw: drawServing,
-              key: () => legend([["compute", SERVING.compute], ["memory (weights + KV)", SERVING.memory],
-                                 ["cost (the max)", SERVING.cost], ["two-tier price", SERVING.price, {dash: "5 3"}],
-                                 ["cache does not fit", SERVING.wall, {width: 8}],
-                                 ["context of the right panel", SERVING.grey, {dash: "1.5 2.5"}],
-                                 ["decode (one token per pass)", SERVING.cost, {line: false, marker: {color: SERVING.cost}}]])},
-    prefill: {compute: prefillFigure, draw: drawPrefill,
-              key: () => legend([["weights' FLOPs", C.compute], ["attention's FLOPs", C.memory],
-                                 ["memory (weights read)", C.weights], ["time to first token", C.total, {width: 2.5, opacity: 0.85}],
-                                 ["beyond context or memory", C.wall, {width: 8}], ["prompt ℓ_p", C.grey, {dash: "2 2"}],
-                                 ["plain decode", C.weights], ["with speculation", C.kv, {dash: "6 3"}],
-                                 ["break-even batch", C.kv, {line: false, marker: {color: C.kv}}],
-                                 ["KV cache does not fit", C.wall, {width: 8}], ["batch B", C.grey, {dash: "2 2"}]])},
-    revnet: {compute: revnetFigure, draw: drawRevnet,
-             key: (spec) => legend(spec.data.kinds.map((k, i) => [spec.data.labels[i], REVNET[k]])
-                                   .concat([[spec.data.hbm_label, REVNET.hbm, {dash: "5 3"}]]))},
-  };
-
+  // -- the page ---------------------------------------------------------------------------------
   /* The static PNG this live figure redraws: the image in the output of the nearest code cell above the
    * placeholder, in the same section with only text between, if it shows one image (a cell of several frames is
    * a comparison and stays; text it prints stays). Hidden (a class) once the live figure is drawn; without
@@ -1263,7 +993,8 @@
   function mount(root, options) {
     const embedded = !!(options && options.embedded);
     const key = root.dataset.figure, spec = GEN.figures[key];
-    const fig = spec && spec.plot ? {compute: curves, draw: drawCurves, key: () => curvesKey(spec)} : FIGURES[key];
+    const fig = spec && spec.plot ? {compute: computePlot, key: () => plotKey(spec),
+                                      draw: (sp, st, p, geo) => drawPlot(key, sp, st, p, geo)} : null;
     if (!spec || !fig) {
       root.textContent = `(no live figure named ${key})`;
       return;
@@ -1409,7 +1140,8 @@
     });
   }
 
-  LIVE._internals = {evaluate: evaluate, schedule: schedule, deployment: deployment, figures: FIGURES, count: count,
+  LIVE._internals = {equationAt: equationAt, schedule: schedule, deployment: deployment, count: count,
+                     computePlot: computePlot, drawPlot: drawPlot, plotKey: plotKey,
                      tickValue: tickValue, csvOf: csvOf};
   /* A figure mounted by a caller, not found on the page: roofline.widget's view in a notebook. */
   LIVE.mount = (root, options) => {

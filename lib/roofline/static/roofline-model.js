@@ -375,14 +375,14 @@
     const prompt = D.prompt_tables[key] && control(spec, D.prompt_tables[key]);
     const eq = GEN.equations[D.prompt_wall.equation];
     if (spec.data.prompt || spec.data.prompt_wall) {
-      if (!prompt || !spec.data.prompt || !spec.data.prompt_wall || !spec.data.prompts || !chips || !eq) return false;
+      if (!prompt || !spec.data.prompt || !spec.data.prompt_wall || !D.prompt_panels[key] || !chips || !eq) return false;
     }
     for (const k in byModel) T.by_model[k][mi] = byModel[k];
     for (const k in full) T.full[k][mi] = full[k];
     if (prompt) {
       const one = (xs) => (xs.every((x) => x === xs[0]) ? xs[0] : xs);  // one number where every prompt gives it
       const at = (grid) => ({attn_flops: one(grid.map((L) => prefillAttn(m, L))), kv_bytes: one(grid.map((L) => kvBytes(m, L)))});
-      spec.data.prompt[name] = {latent_flops: latentFlops(m), panel: at(spec.data.prompts), control: at(prompt.grid)};
+      spec.data.prompt[name] = {latent_flops: latentFlops(m), panel: at(D.prompt_panels[key]), control: at(prompt.grid)};
       const precision = control(spec, "precision"), ps = precision ? precision.options : [null];
       spec.data.prompt_wall[mi] = chips.options.map((_, h) => ps.map((__, p) => promptWall(m, tableValues(T, mi, h, p))));
     }
