@@ -4,13 +4,17 @@
  * its family (window.RooflineGenerated.reader, written by roofline.web: the keys each family reads, their kinds
  * and defaults, the checks, the counting formulas printed from the library's sympy expressions, the mapping to
  * the Model's fields and the messages), so the page gets the Model roofline.hf.from_hf_config would give, field
- * for field. The model's KV bytes and attention FLOPs come from roofline.models.FORMULAS, its deployment's values
- * from roofline.deployment.MODEL_VALUES and its chip count from roofline.deployment.DEFAULT_CHIPS, all printed
- * from the library: this file runs them and types no formula.
+ * for field. The model's KV bytes and attention FLOPs come from roofline.models.FORMULAS (prefill's from
+ * roofline.prefill.FORMULAS), its deployment's values from roofline.deployment.MODEL_VALUES, its chip count from
+ * roofline.deployment.DEFAULT_CHIPS, its expert layouts from roofline.moe.LAYOUT_CHIPS and its longest prompt from
+ * the search roofline.figures.prefill.PROMPT_WALL declares, all printed from the library: this file runs them and
+ * types no formula.
  *
- * The figures whose model control can take it (reader.data.offered) get one more option, the reader's model,
- * with its values added to their deployments table (one more model index) and windows; the figures whose model
- * is a set of sliders (reader.sliders) get a button that moves them to the stops nearest the model's values.
+ * The figures whose model control can take it (reader.data.offered: chapters 1, 2, 4 and 8) get one more option,
+ * the reader's model, with its values added to their tables: one more model index in deployments (and, chapter 8,
+ * prompt_wall), and its entry in windows, experts and layout_chips (chapter 2) and prompt (chapter 8). The figures
+ * whose model is a set of sliders (reader.sliders: chapters 5, 6 and 7) get a button that moves them to the stops
+ * nearest the model's values.
  * The model is kept in localStorage (it travels from chapter to chapter) and, once loaded, its fields (not the
  * config) go into the page's address as ?yours=..., so every "link to these settings" carries it.
  *
