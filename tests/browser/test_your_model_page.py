@@ -98,6 +98,7 @@ def test_every_config_loads_and_bad_ones_are_named(none, browser, base_url, tmp_
             assert error == python, f"{name}: page {error[:300]!r}, Python {python[:300]!r}"
             assert key in error, name
             assert model == kept, f"{name}: the model changed"
+            assert f"the model is still {kept['name']}" in page.text_content(f"{LOADER} .roofline-model-info"), name
         assert not page.errors, page.errors
         assert not page.external, page.external
     finally:
