@@ -174,6 +174,19 @@ def test_gpt_oss_without_layer_types_alternates(tmp_path):
     assert hf.from_hf_config(tmp_path).full_attention_layers == 18
 
 
+def test_gpt_oss_defaults_are_transformers(tmp_path):
+    """gpt-oss without head_dim gets GptOssConfig's 64 (not 2880 // 64 = 45), and has its attention biases
+    whatever attention_bias says (GptOssConfig sets it to True): the same counts as the shipped file."""
+    config = json.loads((CONFIGS / "gpt_oss_120b" / "config.json").read_text())
+    assert config["head_dim"] == 64 and config["hidden_size"] // config["num_attention_heads"] == 45
+    shipped = hf.count_params(CONFIGS / "gpt_oss_120b")
+    for changed in ({k: v for k, v in config.items() if k != "head_dim"}, config | {"head_dim": None},
+                    config | {"attention_bias": False}, {k: v for k, v in config.items() if k != "attention_bias"}):
+        (tmp_path / "config.json").write_text(json.dumps(changed))
+        assert hf.count_params(tmp_path) == shipped
+        assert hf.from_hf_config(tmp_path).head_dim == 64
+
+
 def test_tied_embeddings_drop_the_head(tmp_path):
     """tie_word_embeddings removes the output head from both counts (Llama 3.2 1B/3B tie them)."""
     config = json.loads((CONFIGS / "llama3_1_70b" / "config.json").read_text())

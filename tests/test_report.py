@@ -70,11 +70,13 @@ def expected(config, chip, precision):
 
     d1 = deploy()
     out["weight_bytes"] = d1.evaluate(memory.weights_per_gpu_bytes, n_chips=1, n_stages=1)
+    out["weight_chips"] = math.ceil(out["weight_bytes"] / hw.hbm_bytes)
     out["n_chips"] = d1.n_chips_used
     # chapter 1 (cells 24, 35, 57, 85): the bend, the floor and the wall at the board's context
     L1 = 256
     out["ch1_balance_batch"] = d1.balance_batch()
     out["ch1_balance_batch_with_kv"] = d1.balance_batch(len_ctx=L1)
+    out["ch1_kv_bound_context"] = d1.balance_context()
     out["ch1_cost_floor_usd_per_token"] = d1.evaluate(decode.cost_floor_usd, len_ctx=L1)
     out["ch1_max_batch"] = d1.max_batch(L1)
     # chapter 2 (cells 11, 19, 28): experts over one rack's GPUs at the group's balance batch, 2,048 tokens

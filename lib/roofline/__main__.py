@@ -16,10 +16,11 @@ from .notebook import human
 
 EPILOG = """\
 what it prints
-  Setup      parameters, weight bytes, the chips a replica takes (a scale-up domain,
-             or as many as the weights need: chapter 1's default)
+  Setup      parameters, weight bytes, the fewest chips whose HBM holds them, and the
+             chips a replica takes (chapter 1's default: whole scale-up domains)
   Chapter 1  the decode balance batch (weight fetch = compute; and with the KV fetch at
-             chapter 1's context of {ch1_context_tokens:,.0f} tokens), the cost floor and the memory wall
+             chapter 1's context of {ch1_context_tokens:,.0f} tokens), the context past which decode is
+             KV-bound at any batch, the cost floor and the memory wall
   Chapter 2  the expert-parallel layout in one scale-up domain and its all-to-all time a
              step in one rack and across two ({ch2_links} links, {ch2_dispatch} out and {ch2_combine} back,
              context {ch2_context_tokens:,.0f}); a dense model's rows read "dense: no experts"

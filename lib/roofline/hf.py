@@ -46,7 +46,10 @@ arithmetic escapes.
   not build a layer from them either.
 * ``null`` counts as absent for a key that has a default (``head_dim``,
   ``num_key_value_heads``, ``q_lora_rank``, ``n_shared_experts``, ...); a
-  required key that is ``null`` is rejected.
+  required key that is ``null`` is rejected. The defaults are transformers':
+  ``head_dim`` is ``hidden_size // num_attention_heads``, but 64 for gpt-oss
+  (``GptOssConfig``'s); ``attention_bias`` is false, and gpt-oss has the biases
+  whatever its file says (``GptOssConfig`` sets it to true).
 * ``tie_word_embeddings``, ``attention_bias`` and ``mlp_bias`` are ``true`` or
   ``false``; ``topk_method`` and ``_name_or_path`` are strings;
   ``mlp_only_layers`` is a list of integers (members that are not layer indices
@@ -200,11 +203,14 @@ def _program(family):
                   _Check(sp.Eq(sp.Mod(nq, nkv), 0), "num_attention_heads ({num_attention_heads}) must be a multiple "
                          "of num_key_value_heads ({num_key_value_heads}); each KV head serves a whole number of "
                          "query heads"),
-                  _Read("head_dim", "head_dim", default=sp.floor(h / nq)),
+                  # transformers' defaults: GptOssConfig's head_dim is 64, the others' hidden_size // heads
+                  _Read("head_dim", "head_dim", default=sp.Integer(64) if family == "gpt_oss" else sp.floor(h / nq)),
                   _Check(hd >= 1, "hidden_size ({hidden_size}) is smaller than num_attention_heads "
                                   "({num_attention_heads}) and there is no head_dim; give head_dim, an integer in "
                                   "[1, 2**53]"),
-                  _Read("attention_bias", "attention_bias", "flag", default=0)]
+                  # GptOssConfig sets attention_bias to True whatever the file says; the others read it
+                  _Let("attention_bias", sp.Integer(1)) if family == "gpt_oss"
+                  else _Read("attention_bias", "attention_bias", "flag", default=0)]
         block = 2 * h * nq * hd + 2 * h * nkv * hd + v("attention_bias") * (nq * hd + 2 * nkv * hd + h)
         if family == "qwen3_moe":
             block += 2 * hd                                     # q_norm, k_norm

@@ -11,8 +11,10 @@ batch, links, price per GPU-hour) named beside them. Printed, it is a table of a
 ========  ==================================================================================
 Chapter   What the report gives, and the library call it comes from
 ========  ==================================================================================
-setup     the parameters, and the chips a replica takes (:func:`roofline.deployment.default_chips`)
-1         the decode balance batch (:meth:`~roofline.Deployment.balance_batch`), the cost floor
+setup     the parameters, the fewest chips whose HBM holds the weights, and the chips a replica
+          takes (:func:`roofline.deployment.default_chips`: whole scale-up domains)
+1         the decode balance batch (:meth:`~roofline.Deployment.balance_batch`), the context past
+          which no batch balances (:meth:`~roofline.Deployment.balance_context`), the cost floor
           (:data:`roofline.decode.cost_floor_usd`) and the memory wall
           (:meth:`~roofline.Deployment.max_batch`) at chapter 1's context
 2         the expert-parallel layout (:func:`roofline.moe.ep_chips`,
@@ -580,6 +582,11 @@ def _usd_per_m(usd_per_token):
     return f"${usd_per_token * 1e6:,.4g} per M tokens"
 
 
+def _hbm(h):
+    """A chip's HBM in GB and GiB (85.5 GB (79.6 GiB), an H100's, sold as 80 GB)."""
+    return f"{h.hbm_bytes / 1e9:,.3g} GB ({h.hbm_bytes / 2**30:,.3g} GiB)"
+
+
 def _chips(d):
     return f"{d.n_chips_used:,} x {d.hardware.key}"
 
@@ -590,15 +597,19 @@ def _setup(d, s, rows, notes):
     whose = "the lecture's" if s["gpu_price_usd_per_hour"] == defaults()["gpu_price_usd_per_hour"] else "given"
     notes[0] = (f"{m.name}: {m.attention}, {m.layers} layers, {kind}. {h.key}: "
                 f"{h.flops(d.weight_precision) / 1e12:,.0f} TFLOP/s {d.weight_precision.upper()}, "
-                f"{h.hbm_bytes / 1e9:,.0f} GB HBM at {h.hbm_bw / 1e12:.3g} TB/s, scale-up domain of "
+                f"{_hbm(h)} HBM at {h.hbm_bw / 1e12:.3g} TB/s, scale-up domain of "
                 f"{h.scaleup_domain:,}. Price ${s['gpu_price_usd_per_hour']:g} per GPU-hour "
                 f"({whose})")
     _row(rows, "total_params", 0, "parameters, total", m.total_params, unit=lambda x: _count(x))
     _row(rows, "active_params", 0, "parameters, active per token", m.active_params, unit=lambda x: _count(x))
-    _row(rows, "weight_bytes", 0, f"weights in {d.weight_precision.upper()}", d.evaluate(memory.weights_per_gpu_bytes,
-         n_chips=1, n_stages=1), unit=_bytes)
-    _row(rows, "n_chips", 0, "chips a replica takes (chapter 1's default)", d.n_chips_used,
-         text=f"{d.n_chips_used:,} x {h.key}")
+    weights = d.evaluate(memory.weights_per_gpu_bytes, n_chips=1, n_stages=1)
+    _row(rows, "weight_bytes", 0, f"weights in {d.weight_precision.upper()}", weights, unit=_bytes)
+    _row(rows, "weight_chips", 0, "fewest chips whose HBM holds the weights", math.ceil(weights / h.hbm_bytes),
+         unit=lambda n: f"{n:,.0f} x {h.key}")
+    n, size = d.n_chips_used, h.scaleup_domain
+    what = ("a slice of a scale-up domain" if size > 72 else "one scale-up domain" if n == size
+            else f"{n // size:,} scale-up domains")
+    _row(rows, "n_chips", 0, "chips a replica takes (chapter 1)", n, text=f"{n:,} x {h.key}, {what}")
     s["ch1_chips"] = float(d.n_chips_used)
 
 
@@ -613,6 +624,9 @@ def _chapter1(d, s, rows, notes):
          unit=lambda x: _count(x, "sequences"))
     _row(rows, "ch1_cost_floor_usd_per_token", 1, f"cost floor at {L:,.0f} tokens (a huge batch)",
          d.evaluate(decode.cost_floor_usd, len_ctx=L), unit=_usd_per_m)
+    cross = d.balance_context()
+    _row(rows, "ch1_kv_bound_context", 1, "KV-bound at any batch past this context", cross,
+         text=None if math.isfinite(cross) else "none: no KV cache", unit=_tokens)
     most = d.max_batch(L)
     _row(rows, "ch1_max_batch", 1, f"memory wall: most sequences of {L:,.0f} tokens in HBM", most,
          text="0: the weights alone do not fit" if most == 0 else None, unit=lambda x: _count(x, "sequences"))
@@ -718,7 +732,7 @@ def _chapter4(stage, p_fit, s, rows, notes):
     h = stage.hardware
     notes[4] = (f"{stage.n_chips_used:,} x {h.key} a stage, {p} stage{'s' if p > 1 else ''} "
                 f"({'the fewest that fit' if p_fit else 'none fits'}); micro-batches of {b:,.0f} sequences at "
-                f"{L:,.0f} tokens; {h.hbm_bytes / 1e9:,.0f} GB HBM per GPU")
+                f"{L:,.0f} tokens; {_hbm(h)} HBM per GPU")
     at = dict(micro_batch=b, len_ctx=L)
     w = stage.evaluate(memory.weights_per_gpu_bytes, n_stages=p)
     kv = stage.evaluate(memory.kv_per_gpu_bytes, **at)

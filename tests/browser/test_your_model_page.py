@@ -20,6 +20,7 @@ from conftest import block_other_hosts, page_id
 from roofline import hardware, hf, lecture, models, registry, web
 from roofline.deployment import Deployment
 from roofline.figures import your_model
+from roofline.figures.live import count as live_count
 
 pytestmark = pytest.mark.browser
 
@@ -97,6 +98,7 @@ def test_every_config_loads_and_bad_ones_are_named(none, browser, base_url, tmp_
             assert error == python, f"{name}: page {error[:300]!r}, Python {python[:300]!r}"
             assert key in error, name
             assert model == kept, f"{name}: the model changed"
+            assert f"the model is still {kept['name']}" in page.text_content(f"{LOADER} .roofline-model-info"), name
         assert not page.errors, page.errors
         assert not page.external, page.external
     finally:
@@ -199,7 +201,9 @@ def test_the_model_travels_to_the_figures(none, browser, base_url, monkeypatch):
                 assert shared.evaluate("() => window.rooflineLive.decode.state.model") == option
                 compare_figure(shared, "decode", {}, monkeypatch, option, m)
                 # another config loaded under the figure replaces it there, and the figure redraws with it
-                chapter.click("div.roofline-live[data-figure=decode] + details.roofline-model > summary")
+                # the box under the figure is open: the model is loaded
+                assert chapter.evaluate("() => document.querySelector("
+                                        "'div.roofline-live[data-figure=decode] + details.roofline-model').open")
                 v3 = (CONFIGS / "deepseek_v3" / "config.json").read_bytes()
                 model3, error = give_file(chapter, "div.roofline-live[data-figure=decode] + details.roofline-model",
                                           "config.json", v3)
@@ -216,7 +220,7 @@ def test_the_model_travels_to_the_figures(none, browser, base_url, monkeypatch):
         serving.goto(base_url + test_live.chapter_page("serving") + ".html", wait_until="networkidle")
         serving.wait_for_function("() => window.rooflineLive && window.rooflineLive.serving")
         box = "div.roofline-live[data-figure=serving] + details.roofline-model"
-        serving.click(f"{box} > summary")
+        assert serving.evaluate(f"() => document.querySelector('{box}').open")  # open: a model is loaded
         serving.click(f"{box} button.roofline-model-sliders")
         state = serving.evaluate("() => window.rooflineLive.serving.state")
         q = {"active_params": m.active_params, "total_params": m.total_params, "layers": m.layers,
@@ -225,6 +229,16 @@ def test_the_model_travels_to_the_figures(none, browser, base_url, monkeypatch):
             x = float(expr.subs({s: q[s.name] for s in expr.free_symbols}))
             assert state[name] == your_model.nearest_stop(web.LIVE["serving"].control(name), x), name
         assert "nearest stops" in serving.text_content(f"{box} .roofline-model-info")
+        # gpt-oss's 5.13B active parameters are below the N active slider's range: the button says the stop is
+        # the slider's lowest, and writes the model's sizes as counts
+        model, error = give_file(serving, box, "config.json", gpt)
+        assert not error
+        option = model["name"] + " (yours)"
+        m = hf.from_hf_config(CONFIGS / "gpt_oss_120b", name=option)
+        assert m.active_params < min(web.LIVE["serving"].control("n_active").grid)
+        serving.click(f"{box} button.roofline-model-sliders")
+        said = serving.text_content(f"{box} .roofline-model-info")
+        assert f"(the model's {live_count(m.active_params)}, below the slider's range: the stop is its lowest)" in said
         # a dense model is not chapter 2's (its control lists MoE models only): loaded there, the earlier model's
         # option goes and the figure is back at its start; "forget my model" takes it out of every figure
         moe = context.new_page()
@@ -234,7 +248,6 @@ def test_the_model_travels_to_the_figures(none, browser, base_url, monkeypatch):
         listed = "() => [...document.querySelectorAll('#roofline-moe-model option')].map((o) => o.value)"
         assert moe.evaluate(listed) == list(control.options) + [option]
         box = "div.roofline-live[data-figure=moe] + details.roofline-model"
-        moe.click(f"{box} > summary")
         _, error = give_file(moe, box, "config.json", (CONFIGS / "llama3_1_70b" / "config.json").read_bytes())
         assert not error
         assert moe.evaluate(listed) == list(control.options)
@@ -244,7 +257,6 @@ def test_the_model_travels_to_the_figures(none, browser, base_url, monkeypatch):
         decode.goto(base_url + test_live.chapter_page("decode") + ".html", wait_until="networkidle")
         decode.wait_for_function("() => window.rooflineLive && window.rooflineLive.decode")
         assert decode.evaluate("() => window.rooflineLive.decode.state.model").endswith(" (yours)")
-        decode.click("div.roofline-live[data-figure=decode] + details.roofline-model > summary")
         decode.click("div.roofline-live[data-figure=decode] + details.roofline-model button.roofline-model-forget")
         assert decode.evaluate("() => window.rooflineModel.current()") is None
         assert decode.evaluate("() => window.rooflineLive.decode.state.model") == web.LIVE["decode"].control("model").value

@@ -32,6 +32,16 @@
   const STORE = "roofline-your-model", PARAM = "yours", SUFFIX = " (yours)";
   const MAX_INT = R.limits.max_int;
 
+  /* A count as the library writes it (roofline.figures.live.count, by its COUNT_RULE: 5.13B, 1.03T): the one
+   * roofline-live.js runs, which loads after this script; before it has (a link read as the page loads), three
+   * significant figures with the same units. */
+  function count(x) {
+    const live = window.rooflineLive && window.rooflineLive._internals;
+    if (live && live.count) return live.count(x);
+    const units = [[1e12, "T"], [1e9, "B"], [1e6, "M"], [1e3, "K"]], u = units.find(([scale]) => x >= scale);
+    return u ? `${+(x / u[0]).toPrecision(3)}${u[1]}` : `${+x.toPrecision(3)}`;
+  }
+
   class ConfigError extends Error {
     constructor(message, key) {
       super(message);
@@ -219,7 +229,7 @@
     // the name: the one given, the config's _name_or_path, a file's own name (not "config.json"), else the family
     // and the size ("gpt_oss 117B")
     const file = /\.json$/i.test(where) ? where.replace(/^.*[\\/]/, "").replace(/\.json$/i, "") : "";
-    const size = env.total >= 1e9 ? `${+(env.total / 1e9).toPrecision(3)}B` : `${+(env.total / 1e6).toPrecision(3)}M`;
+    const size = count(env.total);
     const label = (name || (texts.name_or_path || "").trim() || (file.toLowerCase() !== "config" && file) ||
                    `${fam} ${size}`).slice(0, 80);
     model.key = model.name = label;
@@ -421,7 +431,8 @@
       const d = c.log ? (s) => Math.abs(Math.log(s / x)) : (s) => Math.abs(s - x);
       const stop = c.grid.reduce((best, s) => (d(s) < d(best) ? s : best), c.grid[0]);
       out[name] = stop;
-      notes.push([c.label, c.readouts ? c.readouts[c.grid.indexOf(stop)] : String(stop), x]);
+      const end = x < Math.min(...c.grid) ? "low" : x > Math.max(...c.grid) ? "high" : "";  // outside the range
+      notes.push([c.label, c.readouts ? c.readouts[c.grid.indexOf(stop)] : String(stop), x, end]);
     }
     return {values: out, notes: notes};
   }
@@ -526,7 +537,7 @@
 
   function summary(m) {
     const q = quantities(m);
-    return `${m.name}: ${fmt(m.total_params)} parameters (${fmt(m.active_params)} active), ${m.layers} layers, ` +
+    return `${m.name}: ${count(m.total_params)} parameters (${count(m.active_params)} active), ${m.layers} layers, ` +
       `${m.attention}${m.routed_experts ? `, ${m.routed_experts} routed experts (${m.active_routed_experts} a token)` : ", dense"}` +
       `${windowLayers(m) ? `, ${windowLayers(m)} sliding-window layers of ${fmt(m.sliding_window)} tokens` : ""}; ` +
       `KV cache ${fmt(q.kv_bytes)} bytes a token (BF16)`;
@@ -589,6 +600,7 @@
       forget.disabled = !current;
       setBtn.disabled = !current;
       setBtn.textContent = current ? `set the sliders from ${current.name} (nearest stops)` : "set the sliders from your model";
+      if (current && key && !opened) { box.open = true; opened = true; }  // the model's box, open once it has one
       if (key && !D.offered[key] && !R.sliders[key] && current) {
         info.textContent += `. This figure does not offer it: ${D.not_offered[key] || "it has no model"}.`;
       }
@@ -601,6 +613,7 @@
         if (!(e instanceof ConfigError)) throw e;
         error.textContent = e.message;
         box.dataset.errorKey = e.key || "";
+        if (current) info.textContent = `That config was not read, so the model is still ${current.name}: ${summary(current)}`;
       }
     };
     file.addEventListener("change", () => {
@@ -615,6 +628,7 @@
     readBtn.addEventListener("click", () => take(text.value, "the pasted config"));
     forget.addEventListener("click", () => { error.textContent = ""; clear(); });
     setBtn.addEventListener("click", () => setSliders(key, info));
+    let opened = false;
     const entry = {show: show, error: error, info: info, key: key, box: box};
     panels.push(entry);
     show();
@@ -629,8 +643,10 @@
     if (!current || !live) return null;
     const {values, notes} = sliderValues(key, live.spec, current);
     live.set(values);
-    info.textContent = `Set from ${current.name}, to the nearest stops: ` +
-      notes.map(([label, stop, x]) => `${label} ${stop} (the model's ${fmt(+x.toPrecision(4))})`).join("; ") + ".";
+    info.textContent = `Set from ${current.name}, to the nearest stops: ` + notes.map(([label, stop, x, end]) =>
+      `${label} ${stop} (the model's ${count(x)}` +
+      (end ? `, ${end === "low" ? "below" : "above"} the slider's range: the stop is its ${end === "low" ? "lowest" : "highest"})` : ")")
+    ).join("; ") + ".";
     return values;
   }
 
