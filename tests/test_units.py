@@ -7,8 +7,6 @@ A retyped or mistyped formula (a bandwidth where a FLOP rate belongs, a missing
 ``1/B``) changes the unit and fails here.
 """
 
-import functools
-
 import pytest
 import sympy as sp
 from sympy.physics import units as u
@@ -68,21 +66,26 @@ def test_every_registered_equation_declares_its_dimension():
     assert all(eq.dimension is not None for eq in EVERY)
 
 
-@pytest.mark.parametrize("eq", EVERY, ids=[f"{e.module}.{e.name}-{'-'.join(e.options.values())}" for e in EVERY])
-def test_equation_has_the_stated_unit(eq):
-    """The equation's unit, derived from its symbols' units, is the one it declares (every variant)."""
-    ratio = _unit_ratio(eq.expr, eq.dimension)
-    assert not ratio.atoms(u.Quantity) and USD not in ratio.free_symbols, f"{eq.name}: off by the unit {unit_of(ratio)}"
+def _variant_id(e):
+    return f"{e.module}.{e.name}-{'-'.join(e.options.values())}"
 
 
-@functools.lru_cache(maxsize=None)
-def _unit_ratio(expr, dimension):
-    """The expression in units over the unit it declares, kept by expression and dimension: a variant rebuilds the
-    equations its option does not touch as they were, so nearly half the variants repeat an earlier one."""
-    expr = expr.replace(lambda e: isinstance(e, sp.Piecewise), lambda e: e.args[-1][0])  # the finite branch
+SAME = {}  # (expression, dimension) -> the variants that have it: a variant rebuilds the equations its option
+for _e in EVERY:  # does not touch as they were, so nearly half the variants repeat an earlier one
+    SAME.setdefault((_e.expr, _e.dimension), []).append(_e)
+
+
+@pytest.mark.parametrize("eqs", list(SAME.values()),
+                         ids=[_variant_id(g[0]) + (f"+{len(g) - 1}" if len(g) > 1 else "") for g in SAME.values()])
+def test_equation_has_the_stated_unit(eqs):
+    """The equation's unit, derived from its symbols' units, is the one it declares (every variant; the variants
+    of one expression and dimension are one check, named by the first and how many more)."""
+    expr = eqs[0].expr.replace(lambda e: isinstance(e, sp.Piecewise), lambda e: e.args[-1][0])  # the finite branch
     expr = expr.replace(_dimensionless_sum, lambda e: sp.Dummy("dimensionless", positive=True))
-    want = sp.simplify(u.convert_to(dimension, [u.second, u.byte]))
-    return sp.simplify(in_units(expr) / want)
+    want = sp.simplify(u.convert_to(eqs[0].dimension, [u.second, u.byte]))
+    ratio = sp.simplify(in_units(expr) / want)
+    names = ", ".join(_variant_id(e) for e in eqs)
+    assert not ratio.atoms(u.Quantity) and USD not in ratio.free_symbols, f"{names}: off by the unit {unit_of(ratio)}"
 
 
 def test_a_wrong_formula_fails_the_check():

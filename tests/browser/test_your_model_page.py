@@ -39,7 +39,7 @@ def open_page(browser, base_url, docname, context=None):
     block_other_hosts(context, page.external)
     page.on("console", lambda msg: page.errors.append(msg.text) if msg.type == "error" else None)
     page.on("pageerror", lambda exc: page.errors.append(str(exc)))
-    page.goto(base_url + docname + ".html", wait_until="networkidle")
+    page.goto(base_url + docname + ".html", wait_until="load")
     return context, page
 
 
@@ -182,7 +182,7 @@ def test_the_model_travels_to_the_figures(none, browser, base_url, monkeypatch):
             chapter = context.new_page()
             chapter.errors = []
             chapter.on("pageerror", lambda exc, c=chapter: c.errors.append(str(exc)))
-            chapter.goto(base_url + test_live.chapter_page(key) + ".html", wait_until="networkidle")
+            chapter.goto(base_url + test_live.chapter_page(key) + ".html", wait_until="load")
             chapter.wait_for_function(f"() => window.rooflineLive && window.rooflineLive[{key!r}]")
             control = web.LIVE[key].control(your_model.OFFERED[key])
             options = chapter.evaluate(f"() => [...document.querySelectorAll("
@@ -196,7 +196,7 @@ def test_the_model_travels_to_the_figures(none, browser, base_url, monkeypatch):
                 assert "yours=" in link
                 fresh = browser.new_context(viewport={"width": 1280, "height": 900})
                 shared = fresh.new_page()
-                shared.goto(base_url.rstrip("/") + link if link.startswith("/") else link, wait_until="networkidle")
+                shared.goto(base_url.rstrip("/") + link if link.startswith("/") else link, wait_until="load")
                 shared.wait_for_function("() => window.rooflineLive && window.rooflineLive.decode")
                 assert shared.evaluate("() => window.rooflineLive.decode.state.model") == option
                 compare_figure(shared, "decode", {}, monkeypatch, option, m)
@@ -217,7 +217,7 @@ def test_the_model_travels_to_the_figures(none, browser, base_url, monkeypatch):
             assert not chapter.errors, chapter.errors
         # chapter 6's sliders, set from the model: the stops nearest its sizes
         serving = context.new_page()
-        serving.goto(base_url + test_live.chapter_page("serving") + ".html", wait_until="networkidle")
+        serving.goto(base_url + test_live.chapter_page("serving") + ".html", wait_until="load")
         serving.wait_for_function("() => window.rooflineLive && window.rooflineLive.serving")
         box = "div.roofline-live[data-figure=serving] + details.roofline-model"
         assert serving.evaluate(f"() => document.querySelector('{box}').open")  # open: a model is loaded
@@ -242,7 +242,7 @@ def test_the_model_travels_to_the_figures(none, browser, base_url, monkeypatch):
         # a dense model is not chapter 2's (its control lists MoE models only): loaded there, the earlier model's
         # option goes and the figure is back at its start; "forget my model" takes it out of every figure
         moe = context.new_page()
-        moe.goto(base_url + test_live.chapter_page("moe") + ".html", wait_until="networkidle")
+        moe.goto(base_url + test_live.chapter_page("moe") + ".html", wait_until="load")
         moe.wait_for_function("() => window.rooflineLive && window.rooflineLive.moe")
         control = web.LIVE["moe"].control("model")
         listed = "() => [...document.querySelectorAll('#roofline-moe-model option')].map((o) => o.value)"
@@ -254,7 +254,7 @@ def test_the_model_travels_to_the_figures(none, browser, base_url, monkeypatch):
         assert moe.evaluate("() => window.rooflineLive.moe.state.model") == control.value
         assert "cannot offer" in moe.text_content(f"{box} .roofline-model-info")
         decode = context.new_page()
-        decode.goto(base_url + test_live.chapter_page("decode") + ".html", wait_until="networkidle")
+        decode.goto(base_url + test_live.chapter_page("decode") + ".html", wait_until="load")
         decode.wait_for_function("() => window.rooflineLive && window.rooflineLive.decode")
         assert decode.evaluate("() => window.rooflineLive.decode.state.model").endswith(" (yours)")
         decode.click("div.roofline-live[data-figure=decode] + details.roofline-model button.roofline-model-forget")
