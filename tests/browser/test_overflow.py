@@ -37,10 +37,14 @@ SELECTORS = [
 
 OPEN_HIDDEN_JS = """
 async () => {
-  document.querySelectorAll("details").forEach(d => { d.open = true; });
+  const closed = Array.from(document.querySelectorAll("details")).filter(d => !d.open);
+  closed.forEach(d => { d.open = true; });
   // a folded admonition (an exercise's solution, an aside) is toggle-hidden until its title is clicked
-  document.querySelectorAll("div.dropdown.toggle-hidden > .admonition-title").forEach(t => t.click());
-  await new Promise(resolve => setTimeout(resolve, 500));
+  const folded = document.querySelectorAll("div.dropdown.toggle-hidden > .admonition-title");
+  folded.forEach(t => t.click());
+  // time for what opened to settle; none where everything was open already (the phone's check, after the
+  // wide one's)
+  if (closed.length || folded.length) await new Promise(resolve => setTimeout(resolve, 500));
   return true;
 }
 """
