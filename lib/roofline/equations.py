@@ -35,6 +35,7 @@ ValueError: per_chip: n_chips must be a finite number >= 1; got 0.5
 """
 
 import dataclasses
+import functools
 import itertools
 import math
 
@@ -240,6 +241,19 @@ class Equation:
                              f"{', '.join(symbols.TABLE)}")
         return self.expr.subs({(symbols.TABLE[k].symbol if isinstance(k, str) else k): v
                                for k, v in mapping.items()})
+
+
+@functools.cache
+def lambdified(expr):
+    """``(names, f)``: ``expr``'s free symbols by name, in sorted order, and a numpy function of them in that order
+    (built once an expression; the formula tables of :mod:`roofline.models` and :mod:`roofline.prefill` use it).
+
+    >>> names, f = lambdified(sp.Symbol("b") * 2 + sp.Symbol("a"))
+    >>> names, float(f(1.0, 3.0))
+    (['a', 'b'], 7.0)
+    """
+    args = sorted(expr.free_symbols, key=lambda x: x.name)
+    return [a.name for a in args], sp.lambdify(args, expr, "numpy")
 
 
 # -- families of equations with variants --------------------------------------------------------

@@ -24,13 +24,12 @@ layers. Shared experts have the same shape (DeepSeek-V3, Kimi K2).
 """
 
 import dataclasses
-import functools
 import numbers
 
 import numpy as np
 import sympy as sp
 
-from . import _check, registry
+from . import _check, equations, registry
 from ._check import MAX_EXACT_INT, check_value
 
 ATTENTION_KINDS = ("MHA", "GQA", "MLA")
@@ -66,11 +65,8 @@ FORMULAS = {
 kind, the tokens a sequence's layers keep, the MoE layers, one expert's parameters), as sympy expressions."""
 
 
-@functools.cache
 def _formula(name):
-    expr = FORMULAS[name]
-    args = sorted(expr.free_symbols, key=lambda s: s.name)
-    return [a.name for a in args], sp.lambdify(args, expr, "numpy")
+    return equations.lambdified(FORMULAS[name])
 
 
 def formula(name, **values):

@@ -53,7 +53,6 @@ length below which one prompt's prefill waits on the weights:
 4,178 tokens
 """
 
-import functools
 
 import numpy as np
 import sympy as sp
@@ -204,11 +203,8 @@ FORMULAS = {
 for a model the reader loads."""
 
 
-@functools.cache
 def _compiled(name):
-    expr = FORMULAS[name]
-    args = sorted(expr.free_symbols, key=lambda x: x.name)
-    return [a.name for a in args], sp.lambdify(args, expr, "numpy")
+    return equations.lambdified(FORMULAS[name])
 
 
 def _formula(name, **values):
