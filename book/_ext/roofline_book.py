@@ -41,6 +41,7 @@ lists; Sphinx looks them up as ``(type, target)`` tuples, so they are made tuple
 
 import importlib
 import inspect
+import shutil
 from pathlib import Path
 
 from sphinx.util import logging
@@ -67,13 +68,17 @@ def check_live_bundle(app):
 
 
 def write_live_bundle(app, exception):
-    """Write the generated script into the built _static, from the library as it is now."""
+    """Write the generated script into the built _static, from the library as it is now, and copy the package's
+    scripts and style there again: Sphinx copies static files only when some page is rebuilt, so a build after a
+    change to the scripts alone would otherwise serve (and test) the old ones."""
     if exception is None and app.builder.format == "html":
-        from roofline import web
+        from roofline import web, widget
 
         static = Path(app.outdir) / "_static"
         static.mkdir(parents=True, exist_ok=True)
         (static / LIVE_SCRIPTS[0]).write_text(web.bundle())
+        for name in (*LIVE_SCRIPTS[1:], LIVE_CSS):
+            shutil.copyfile(widget.STATIC / name, static / name)
 
 
 def add_live_scripts(app, pagename, templatename, context, doctree):
