@@ -196,6 +196,19 @@ LARGEST_DIVISOR_JS = """const largestDivisor = function (e, g) {  // roofline.mo
 :data:`roofline.moe.LAYOUT_CHIPS`), by trial of the divisor pairs up to the square root as ep_chips finds them."""
 
 
+DEPLOYMENT_JS = """const deployment = function (table, m, h, p) {  // a factored table's values at model m, chip h, precision p
+  const v = {};
+  for (const k in table.by_model) v[k] = table.by_model[k][m];
+  for (const k in table.by_chip) v[k] = table.by_chip[k][h][p];
+  for (const k in table.full) v[k] = table.full[k][m][h][p];
+  for (const k in v) if (v[k] === null) delete v[k];
+  return v;
+};"""
+"""A deployment's values by keyword from the factored table :func:`roofline.figures.declare.deployments` writes
+(``by_model``, ``by_chip``, ``full``; None where the value does not apply): read by the live figures and by the
+reader's own model, which runs before them, so it is in the generated script both load first."""
+
+
 def reader_script():
     """The part of the generated script the page's config reader (``roofline-model.js``) runs: every family's
     program (:func:`roofline.hf.program`), its messages and limits, the model's formulas, the chip count's, and
@@ -266,7 +279,9 @@ def bundle(lives=None):
                          "carry": rule["carry"]}}
     lines.append("const formats = " + json.dumps(formats, separators=(",", ":")) + ";")
     lines.append(reader_script())
-    lines += ["window.RooflineGenerated = {equations: equations, figures: figures, formats: formats, reader: reader};",
+    lines.append(DEPLOYMENT_JS)
+    lines += ["window.RooflineGenerated = {equations: equations, figures: figures, formats: formats, reader: reader, "
+              "deployment: deployment};",
               "})();", ""]
     return "\n".join(lines)
 

@@ -62,15 +62,7 @@
     return eq;
   }
 
-  /* A deployment's values by keyword, from the factored table roofline.figures.declare.deployments wrote. */
-  function deployment(table, m, h, p) {
-    const v = {};
-    for (const k in table.by_model) v[k] = table.by_model[k][m];
-    for (const k in table.by_chip) v[k] = table.by_chip[k][h][p];
-    for (const k in table.full) v[k] = table.full[k][m][h][p];
-    for (const k in v) if (v[k] === null) delete v[k];
-    return v;
-  }
+  const deployment = GEN.deployment;  // a factored table's values (roofline.web.DEPLOYMENT_JS)
 
   /* Sliding-window models: KV bytes and attention FLOPs per token at the context's slider position. */
   function atContext(values, windows, model, position) {

@@ -325,15 +325,7 @@
   }
 
   // -- offering the model in a figure ----------------------------------------------------------------
-  /* A deployment's values by keyword from a factored table (roofline.figures.declare.deployments). */
-  function tableValues(T, m, h, p) {
-    const v = {};
-    for (const k in T.by_model) v[k] = T.by_model[k][m];
-    for (const k in T.by_chip) v[k] = T.by_chip[k][h][p];
-    for (const k in T.full) v[k] = T.full[k][m][h][p];
-    for (const k in v) if (v[k] === null) delete v[k];
-    return v;
-  }
+  const tableValues = GEN.deployment;  // a factored table's values (roofline.web.DEPLOYMENT_JS)
 
   const optionOf = (m) => m.name + SUFFIX;
   const control = (spec, name) => spec.controls.find((c) => c.name === name);
@@ -562,23 +554,22 @@
     text.rows = key ? 4 : 8;
     text.placeholder = "or paste a config.json here";
     text.setAttribute("aria-label", "config.json text");
-    const readBtn = document.createElement("button");
-    readBtn.type = "button";
-    readBtn.className = "roofline-model-read";
-    readBtn.textContent = "read the pasted config";
-    const forget = document.createElement("button");
-    forget.type = "button";
-    forget.className = "roofline-model-forget";
-    forget.textContent = "forget my model";
+    const button = (name, label) => {  // a plain button (not a form's submit), its class roofline-model-NAME
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = `roofline-model-${name}`;
+      b.textContent = label;
+      return b;
+    };
+    const readBtn = button("read", "read the pasted config");
+    const forget = button("forget", "forget my model");
     const error = document.createElement("p");
     error.className = "roofline-model-error";
     error.setAttribute("role", "alert");
     const info = document.createElement("p");
     info.className = "roofline-model-info";
     info.setAttribute("aria-live", "polite");
-    const setBtn = document.createElement("button");
-    setBtn.type = "button";
-    setBtn.className = "roofline-model-sliders";
+    const setBtn = button("sliders", "");
     const privacy = document.createElement("p");
     privacy.className = "roofline-model-privacy";
     privacy.textContent = "Read in your browser: nothing is sent anywhere. The model's sizes (not the file) are kept in " +
