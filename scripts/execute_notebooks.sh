@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Re-execute chapter notebooks top to bottom and save them, the way the tests expect them committed:
-# no widget state (the published book must load no widget scripts from a CDN), no timing metadata and each
-# cell's printed lines as one stream (so a re-run changes only what really changed).
+# no widget state (the published book must load no widget scripts from a CDN), no timing metadata, and each
+# cell's outputs in one form: printed lines one stream, hidden glue records last (so a re-run changes only what
+# really changed).
 # Usage: bash scripts/execute_notebooks.sh [NOTEBOOK ...]
 # Runs nbclient (installed with myst-nb) in the notebook's own folder, as `jupyter nbconvert --execute
 # --inplace` would, without needing nbconvert.
@@ -21,16 +22,20 @@ path = pathlib.Path(sys.argv[1]).resolve()
 nb = nbformat.read(path, as_version=4)
 NotebookClient(nb, timeout=600, kernel_name="python3", store_widget_state=False, record_timing=False,
                resources={"metadata": {"path": str(path.parent)}}).execute()
-for cell in nb.cells:  # a cell's printed lines as one stream, however the kernel flushed them (as nbval reads them)
-    merged = []
+RECORD = "application/papermill.record/"  # a value glued for the text, shown nowhere (roofline.notebook.glue)
+for cell in nb.cells:  # one form however the kernel timed its messages: the cell's visible outputs in order, its
+    if cell.cell_type != "code":  # printed lines one stream between them (as nbval and myst-nb read them), then
+        continue  # its hidden glue records in the order glued (a record goes out without waiting for printed text)
+    shown, hidden = [], []
     for out in cell.get("outputs", []):
-        if merged and out.output_type == "stream" and merged[-1].output_type == "stream" \
-                and merged[-1].name == out.name:
-            merged[-1].text += out.text
+        if out.output_type == "display_data" and out.get("data") and all(k.startswith(RECORD) for k in out.data):
+            hidden.append(out)
+        elif shown and out.output_type == "stream" and shown[-1].output_type == "stream" \
+                and shown[-1].name == out.name:
+            shown[-1].text += out.text
         else:
-            merged.append(out)
-    if cell.cell_type == "code":
-        cell.outputs = merged
+            shown.append(out)
+    cell.outputs = shown + hidden
 nbformat.write(nb, path)
 PYTHON
 done

@@ -112,7 +112,7 @@ class Equation:
         syms = symbols.order(self.expr.free_symbols)
         self.args = tuple(symbols.by_symbol(s).keyword for s in syms)
         self._domains = tuple(symbols.by_symbol(s).domain for s in syms)
-        self.fast = sp.lambdify(syms, self.expr, "numpy", cse=True)  # unchecked, for benchmarks
+        self._syms = syms
         self._piecewise = self.expr.has(sp.Piecewise)
         self._under = {}  # options -> the equation under them (under())
         self._requires = []
@@ -125,6 +125,12 @@ class Equation:
         self.__name__ = self.__qualname__ = self.name
         self.__doc__ = (f"{self.doc}\n\n{self.unit}; keyword arguments: {', '.join(self.args)} "
                         "(SI units, see :mod:`roofline.symbols`).")
+
+    @functools.cached_property
+    def fast(self):
+        """The numpy function of the arguments in order, unchecked (for benchmarks); built at its first use (a
+        family's variant builds every equation of the family, and a caller evaluates one or two of them)."""
+        return sp.lambdify(self._syms, self.expr, "numpy", cse=True)
 
     def __repr__(self):
         return f"<Equation {self.module + '.' if self.module else ''}{self.name}({', '.join(self.args)}) [{self.unit}]>"

@@ -9,6 +9,7 @@ glue module pulls in ``nbformat`` and ``jsonschema`` (0.15 s in every kernel).
 72 fp4 2.0
 """
 
+import functools
 import sys
 
 from . import _check, hardware, lecture, models, registry
@@ -68,11 +69,17 @@ def glue(name, value, display=True):
         raise ValueError(f"name must be a non-empty str; got {_check.short(name)}")
     from IPython.core.formatters import format_display_data
     from IPython.display import display as ipy_display
-    _flush_only_pending()
+    pub = _flush_only_pending()
     bundle, metadata = format_display_data(value)
     prefix = "" if display else GLUE_PREFIX
     metadata["scrapbook"] = dict(name=name, mime_prefix=prefix)
-    ipy_display({prefix + k: v for k, v in bundle.items()}, raw=True, metadata=metadata)
+    if pub is not None and not display:  # a record the page never shows: no printed text to keep ahead of it
+        pub._roofline_hidden = True
+    try:
+        ipy_display({prefix + k: v for k, v in bundle.items()}, raw=True, metadata=metadata)
+    finally:
+        if pub is not None:
+            pub._roofline_hidden = False
 
 
 def _flush_pending(stream):
@@ -80,20 +87,31 @@ def _flush_pending(stream):
         stream.flush()
 
 
-def _flush_only_pending():
-    """In an ipykernel kernel, have a display flush standard output and error only where text is waiting.
+def _flush_streams(pub):
+    if not getattr(pub, "_roofline_hidden", False):
+        _flush_pending(sys.stdout)
+        _flush_pending(sys.stderr)
 
-    ipykernel flushes both streams before every display, each time waiting for its I/O thread, even when neither
-    holds any text: a quarter of a millisecond, and a chapter glues hundreds of values (chapter 8: about 0.4 s of
-    its run). A stream with text waiting is still flushed first, so what is sent, and in what order, is
-    unchanged. Elsewhere (a terminal, a test) nothing is changed."""
+
+def _flush_only_pending():
+    """In an ipykernel kernel, have a display flush standard output and error only where text is waiting, and a
+    hidden glue record (``display=False``) not at all; returns the kernel's display publisher, or None elsewhere.
+
+    ipykernel flushes both streams before every display, each time waiting for its I/O thread (about half a
+    millisecond), even when neither holds any text, and :func:`keep` prints a line after each record it glues, so
+    every record waited for the line before it: a chapter glues hundreds (chapter 8: 0.3 s of its run). A visible
+    display still goes out after every line printed before it. A hidden record may now go out ahead of printed
+    text: the page shows nothing for it, and nbval and myst-nb read a cell's printed text as one stream however
+    records fall between its lines. Elsewhere (a terminal, a test) nothing is changed."""
     from IPython import get_ipython
 
     pub = getattr(get_ipython(), "display_pub", None)
-    if pub is None or getattr(pub, "_flush_streams", None) is None or getattr(pub, "_roofline_flush", False):
-        return
-    pub._flush_streams = lambda: (_flush_pending(sys.stdout), _flush_pending(sys.stderr))
-    pub._roofline_flush = True
+    if pub is None or getattr(pub, "_flush_streams", None) is None:
+        return None
+    if not getattr(pub, "_roofline_flush", False):
+        pub._flush_streams = functools.partial(_flush_streams, pub)
+        pub._roofline_flush = True
+    return pub
 
 
 def _glue(name, value):

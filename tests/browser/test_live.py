@@ -42,7 +42,7 @@ from roofline.figures import decode as fig_decode, memory as fig_memory, moe as 
 from roofline.figures import prefill as fig_prefill, serving as fig_serving, training as fig_training
 from roofline.notebook import deploy
 
-from conftest import block_other_hosts, page_id
+from conftest import block_other_hosts, evaluate_json, page_id
 from test_book import MAX_CHAPTER_BYTES, _file_size
 
 pytestmark = pytest.mark.browser
@@ -389,7 +389,7 @@ def test_live_figure(key, loaded, html_dir, report):
     places = set()  # where the plot sits in the figure (top, height): it never moves as the controls do
 
     def check(what):
-        s, p, at = page.evaluate(READ_JS, key)
+        s, p, at = evaluate_json(page, READ_JS, key)
         bad = mismatches(got(p), expect(s, p))
         assert not bad, f"{key} after {what} at {s}:\n  " + "\n  ".join(bad[:8])
         assert not at["zeros"], f"{key} after {what} at {s}: log-axis ticks {at['zeros']}"
@@ -681,7 +681,7 @@ def test_live_figure_on_any_screen(key, loaded, bare_window, report):
     page, root = p.page, f"div.roofline-live[data-figure={key}]"
     page.wait_for_function(f"() => window.rooflineLive && window.rooflineLive[{key!r}] "
                            f"&& window.rooflineLive[{key!r}].plotted", timeout=10_000)
-    read = f"() => [window.rooflineLive[{key!r}].state, window.rooflineLive[{key!r}].plotted]"
+    read = "(key) => [window.rooflineLive[key].state, window.rooflineLive[key].plotted]"
 
     # no "0" on a log axis, at any setting of the first two dropdowns (chapter 1: every model x chip)
     pairs = page.evaluate(EVERY_PAIR_JS, key)
@@ -691,7 +691,7 @@ def test_live_figure_on_any_screen(key, loaded, bare_window, report):
     try:
         for name, value in SECOND_START[key].items():
             set_control(page, key, live.control(name), value)
-        state, plotted = page.evaluate(read)
+        state, plotted = evaluate_json(page, read, key)
         link = urllib.parse.urljoin(p.url, page.get_attribute(f"{root} a.roofline-live-link", "href"))
         assert urllib.parse.parse_qs(urllib.parse.urlsplit(link).query) == {
             f"{key}.{c.name}": [str(int(v) if isinstance(v, bool) else v) for v in [state[c.name]]] for c in live.controls
@@ -720,7 +720,7 @@ def test_live_figure_on_any_screen(key, loaded, bare_window, report):
     phone.goto(link, wait_until="load")
     phone.wait_for_function(f"() => window.rooflineLive && window.rooflineLive[{key!r}] "
                             f"&& window.rooflineLive[{key!r}].plotted", timeout=10_000)
-    again = phone.evaluate(read)
+    again = evaluate_json(phone, read, key)
     assert again[0] == state, f"{key}: the link restored {again[0]}, not {state}"
     assert plotted_text(again[1]) == plotted_text(plotted), f"{key}: the link draws another figure"
     assert phone.evaluate("() => document.documentElement.dataset.theme") == "dark"

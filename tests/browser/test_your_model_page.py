@@ -16,7 +16,7 @@ import pathlib
 import pytest
 
 import test_live
-from conftest import block_other_hosts, page_id
+from conftest import block_other_hosts, evaluate_json, page_id
 from roofline import hardware, hf, lecture, models, registry, web
 from roofline.deployment import Deployment
 from roofline.figures import your_model
@@ -148,7 +148,8 @@ def compare_figure(page, key, settings, monkeypatch, option, m):
     monkeypatch.setattr(test_live.models, "get", lambda name: m if name == option else real_get(name))
     expect, got = test_live.EXPECT[key]
     page.evaluate("([key, values]) => window.rooflineLive[key].set(values)", [key, settings])
-    state, plotted = page.evaluate(f"() => [window.rooflineLive[{key!r}].state, window.rooflineLive[{key!r}].plotted]")
+    state, plotted = evaluate_json(page, "(key) => [window.rooflineLive[key].state, window.rooflineLive[key].plotted]",
+                                   key)
     assert state["model"] == option
     bad = test_live.mismatches(got(plotted), expect(state, plotted))
     assert not bad, f"{key} at {settings}: {bad[:4]}"
