@@ -9,6 +9,11 @@ cd "$(dirname "$0")/.."
 start=$(date +%s)
 bash scripts/setup.sh
 source .venv/bin/activate
+# Compiled bytecode kept between runs, under _build/ (never beside the sources), even where the shell says not to
+# write it (PYTHONDONTWRITEBYTECODE): the library and the tests, with pytest's rewritten asserts, compile once, not
+# in every worker, kernel and book build of every run (a worker's collection: 6.5 s -> 4.3 s warm).
+export PYTHONPYCACHEPREFIX=$PWD/_build/pycache
+unset PYTHONDONTWRITEBYTECODE
 
 # A Chromium for the browser tests, in the order the tests look for one: ROOFLINE_CHROMIUM, Playwright's own
 # build, the system's. Only when there is none is Debian's package installed (never a download of a browser).
