@@ -81,7 +81,7 @@ SKIP = {
     "roofline.figures.OneTwoFiveLocator": "a matplotlib locator: matplotlib calls it, with matplotlib's contract",
     "roofline.figures.PlainLogScale": "a matplotlib scale: matplotlib calls it, with matplotlib's contract",
     "roofline.web.write": "writes the page's script to a path",
-    "roofline.web.main": "the command line: writes book/_static",
+    "roofline.web.main": "the command line: writes the generated script",
     "roofline.revnet.write_stored": "rewrites the package's stored results",
     "roofline.figures.use_style": "sets matplotlib's global style",
     "roofline.notebook.glue": "displays into a notebook",

@@ -19,7 +19,7 @@ import pytest
 from roofline import Deployment, equations, hardware, models, symbols, training, web
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-COMMITTED = ROOT / "book" / "_static" / web.GENERATED
+COMMITTED = web.PACKAGED
 NODE = shutil.which("node")
 
 

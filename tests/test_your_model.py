@@ -24,7 +24,7 @@ from roofline.figures import your_model
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "tests" / "data" / "hf_configs"
-COMMITTED = ROOT / "book" / "_static" / web.GENERATED
+COMMITTED = web.PACKAGED
 MODEL_JS = ROOT / "lib" / "roofline" / "static" / "roofline-model.js"
 NODE = shutil.which("node")
 FAMILY_DIRS = sorted(d.name for d in CONFIGS.iterdir() if d.is_dir())

@@ -8,8 +8,9 @@ a config.json in the browser), ``roofline-live.js`` (the controls and the plotte
 ``roofline-live.css``, all served from ``_static``. The last two live in the
 package (``roofline/static``), because a notebook's live figure (:mod:`roofline.widget`) is the same script
 and style: the build adds that folder to ``html_static_path``. The generated script is written afresh into the
-built ``_static`` at every build, and the build warns (an error under ``-W``) when the committed copy in
-``book/_static`` is stale: ``python -m roofline.web book/_static/roofline-generated.js`` refreshes it.
+built ``_static`` at every build, and the build warns (an error under ``-W``) when the committed copy in the
+package (``roofline/static``, which a notebook's live figure loads) is stale: ``python -m roofline.web
+lib/roofline/static/roofline-generated.js`` refreshes it.
 
 Launch buttons only on pages built from a Jupyter notebook. The generated pages (notation, appendix) are MyST-markdown notebooks so that their tables are
 computed at build time. sphinx-book-theme would give them Binder, Colab and Live Code buttons that
@@ -53,18 +54,16 @@ LIVE_CSS = "roofline-live.css"
 _logger = logging.getLogger(__name__)
 
 
-def _committed_bundle(app):
-    return Path(app.srcdir) / "book" / "_static" / LIVE_SCRIPTS[0]
-
-
 def check_live_bundle(app):
     """Warn (an error under -W) if the committed generated script differs from what the library generates."""
     from roofline import web
 
-    committed = _committed_bundle(app)
+    committed = web.PACKAGED
     if not committed.is_file() or committed.read_text() != web.bundle():
+        src = Path(app.srcdir).resolve()
+        shown = committed.relative_to(src) if committed.is_relative_to(src) else committed
         _logger.warning(f"{committed} is stale: the library's equations or registry changed; run "
-                        f"python -m roofline.web {committed.relative_to(app.srcdir)}")
+                        f"python -m roofline.web {shown}")
 
 
 def write_live_bundle(app, exception):

@@ -53,12 +53,15 @@ def _live(key):
 
 @functools.lru_cache(maxsize=None)
 def _esm(key):
-    """Figure ``key``'s view module: the generated equations and data of that figure, the page's script, and the
-    widget's render (which keeps this module's equations and mount, whatever other figures' modules load)."""
+    """Figure ``key``'s view module: the generated equations and data (the committed script the book's pages load,
+    :data:`roofline.web.PACKAGED`, every figure's: printing the equations again took 0.1-0.3 s of each chapter's
+    kernel), the page's script, and the widget's render (which keeps this module's equations and mount, whatever
+    other figures' modules load)."""
     from . import web
 
+    _live(key)  # a known figure
     return "\n".join([
-        web.bundle({key: _live(key)}),
+        web.PACKAGED.read_text(),
         "window.rooflineLiveManual = true;  // no page to scan: the widget mounts its figure itself",
         (STATIC / "roofline-live.js").read_text(),
         (STATIC / "widget.js").read_text(),
