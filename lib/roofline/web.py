@@ -90,8 +90,9 @@ from .figures.serving import serving_chips  # noqa: F401
 
 GENERATED = "roofline-generated.js"
 PACKAGED = pathlib.Path(__file__).resolve().parent / "static" / GENERATED
-"""The committed generated script, in the package beside the live figures' script: what :func:`bundle` returns
-(``tests/test_web.py`` fails while it is stale), for the book's pages and for :mod:`roofline.widget`."""
+"""Where the committed generated script lies, in the package beside the live figures' script. It holds what
+:func:`bundle` returns (``tests/test_web.py`` fails while it is stale), for the book's pages and for
+:mod:`roofline.widget`."""
 """File name of the generated script, in the book's ``_static`` folder."""
 
 _RESERVED = {"break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do",
