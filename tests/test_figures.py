@@ -116,6 +116,38 @@ def test_sharp_png_draws_twice_the_size_it_is_shown_at_in_a_palette_close_to_ful
     assert Image.open(io.BytesIO(tight)).size[0] >= 2 * size["width"]
 
 
+def test_sharp_pngs_tight_box_holds_what_is_drawn_past_the_canvas():
+    """The tight box is cut from one drawing: on the canvas, or on the canvas grown to hold a legend set below the
+    plot, a note entirely beneath it and a second axis's label beside it. It is matplotlib's own tight box to a few
+    pixels (matplotlib's keeps each text's whole line height; the cut keeps the ink), with the same padding."""
+    import io
+
+    from PIL import Image
+
+    from roofline.figures import sharp_png
+
+    for past in (False, True):
+        fig = Figure(figsize=(7.0, 4.0), dpi=100)
+        ax = fig.subplots()
+        draw_latency(ax, LECTURE, BATCH, len_ctx=256)
+        if past:
+            ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.15), ncols=3)
+            fig.text(0.1, -0.45, "a note below the canvas")
+            ax.twinx().set_ylabel("a label past the right edge, " * 2)
+        png, size = sharp_png(fig)
+        image = Image.open(io.BytesIO(png))
+        full = io.BytesIO()
+        fig.savefig(full, format="png", dpi=200, bbox_inches="tight")
+        want = Image.open(full).size
+        # matplotlib's box holds each text's whole line, ascent and descent, inked or not: up to 12 px more at 1x
+        assert all(b - 24 <= a <= b + 4 for a, b in zip(image.size, want)), (past, image.size, want)
+        assert image.size[0] >= 2 * size["width"]
+        ink = np.asarray(image.convert("L")) < 250
+        rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
+        pad = 2 * 100 * 0.1  # matplotlib's padding, 0.1 inch, at twice the dpi
+        assert min(rows[0], cols[0], image.size[1] - 1 - rows[-1], image.size[0] - 1 - cols[-1]) >= pad - 1
+
+
 def test_a_live_figures_frame_is_sharp_and_leaves_its_widget_frame_as_it_was():
     fig = DecodeFigure(LECTURE, len_ctx=256, marker_batch=2000)
     widget = fig.to_png()

@@ -35,6 +35,7 @@ import numpy as np  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import scale, ticker  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.transforms import Bbox  # noqa: E402
 # PIL is matplotlib's own; TIFF registered at once, so that PIL never loads its every other format
 from PIL import Image, TiffImagePlugin  # noqa: E402,F401
 
@@ -128,12 +129,14 @@ def sharp_png(fig, bbox_inches="tight", scale=2, colors=256):
         raise ValueError(f"colors must be a whole number from 2 to 256; got {colors!r}")
     if bbox_inches not in (None, "tight"):
         raise ValueError(f"bbox_inches must be None or 'tight'; got {bbox_inches!r}")
-    image = _drawn(fig, scale, None)
-    if bbox_inches == "tight":
+    if bbox_inches == "tight":  # drawn once, on the canvas grown to hold any text or legend set past it
+        image = _drawn(fig, scale, _drawing_region(fig))
         box = _content_box(image, fig, scale)
-        # content at the canvas's edge may run past it (a legend placed outside): matplotlib's own tight box, which
-        # grows the canvas to hold it, at the cost of a second draw
+        # ink at the edge may run past it (a tick label past the canvas): matplotlib's own tight box, which measures
+        # every artist, at the cost of a second draw
         image = _drawn(fig, scale, "tight") if box is None else _padded_crop(image, box, fig)
+    else:
+        image = _drawn(fig, scale, None)
     width = image.size[0]
     if image.mode == "RGBA" and image.getextrema()[3][0] == 255:  # opaque: the palette on RGB
         image = image.convert("RGB")
@@ -161,13 +164,11 @@ def _background(fig, mode):
 
 def _content_box(image, fig, scale):
     """The pixels that differ from the figure's background, as a box ``(left, top, right, bottom)`` with
-    matplotlib's tight padding (``savefig.pad_inches``) around it, or None where they reach the canvas's edge.
+    matplotlib's tight padding (``savefig.pad_inches``) around it, or None where they reach the image's edge.
 
     This is the tight box from the one drawing: matplotlib's ``bbox_inches="tight"`` measures every artist and
     draws the figure a second time (a third of a chapter figure's time); its box is the artists' extents, so it
     keeps a few pixels more around text than the ink does."""
-    if _past_the_canvas(fig):
-        return None
     pixels = np.ascontiguousarray(image)
     background = np.array(_background(fig, image.mode), dtype=np.uint8)
     if pixels.dtype == np.uint8 and pixels.ndim == 3 and pixels.shape[2] == 4:  # a pixel as one 32-bit word
@@ -184,21 +185,22 @@ def _content_box(image, fig, scale):
     return (int(cols[0]) - pad, int(rows[0]) - pad, int(cols[-1]) + 1 + pad, int(rows[-1]) + 1 + pad)
 
 
-def _past_the_canvas(fig):
-    """Whether a text or legend of the figure (its own, or an axes' title, labels or legend) reaches past the
-    canvas, where the drawing has none of its ink (a note set below the figure, a legend beside it)."""
+def _drawing_region(fig):
+    """The part of the figure to draw, in inches: None (the canvas) where every text and legend of the figure (its
+    own, or an axes' title, labels or legend) lies on the canvas; else the canvas grown to hold them, with a
+    margin (a legend set below the plot, a second y axis's label beside it)."""
     renderer = fig._get_renderer()  # the canvas's, or an Agg one for a figure made without pyplot
-    canvas = fig.bbox
     artists = [*fig.texts, *fig.legends]
     for ax in fig.axes:
         artists += [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label, ax.get_legend()]
-    for a in artists:
-        if a is None or not a.get_visible() or (hasattr(a, "get_text") and not a.get_text()):
-            continue
-        box = a.get_window_extent(renderer)
-        if box.x0 < canvas.x0 - 0.5 or box.y0 < canvas.y0 - 0.5 or box.x1 > canvas.x1 + 0.5 or box.y1 > canvas.y1 + 0.5:
-            return True
-    return False
+    boxes = [a.get_window_extent(renderer) for a in artists
+             if a is not None and a.get_visible() and not (hasattr(a, "get_text") and not a.get_text())]
+    canvas = fig.bbox
+    if all(b.x0 >= canvas.x0 - 0.5 and b.y0 >= canvas.y0 - 0.5 and b.x1 <= canvas.x1 + 0.5
+           and b.y1 <= canvas.y1 + 0.5 for b in boxes):
+        return None
+    grown = Bbox.union([canvas, *boxes]).transformed(fig.dpi_scale_trans.inverted())
+    return grown.padded(2 * plt.rcParams["savefig.pad_inches"])
 
 
 def _padded_crop(image, box, fig):
