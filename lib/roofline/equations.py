@@ -41,6 +41,7 @@ import math
 
 import numpy as np
 import sympy as sp
+from sympy.logic.boolalg import ITE
 
 from . import symbols
 from ._check import check_value, short as _short
@@ -130,7 +131,7 @@ class Equation:
     def fast(self):
         """The numpy function of the arguments in order, unchecked (for benchmarks); built at its first use (a
         family's variant builds every equation of the family, and a caller evaluates one or two of them)."""
-        return sp.lambdify(self._syms, self.expr, "numpy", cse=True)
+        return sp.lambdify(self._syms, _without_ite(self.expr), "numpy", cse=True)
 
     def __repr__(self):
         return f"<Equation {self.module + '.' if self.module else ''}{self.name}({', '.join(self.args)}) [{self.unit}]>"
@@ -249,6 +250,16 @@ class Equation:
                                for k, v in mapping.items()})
 
 
+def _without_ite(expr):
+    """``expr`` with each boolean if-then-else ``ITE(c, a, b)`` written ``(c & a) | (~c & b)``: sympy's numpy printer
+    otherwise reduces a condition holding one with ``simplify_logic`` first (0.1 s for speculation's break-even
+    batch, whose condition came from solving with tau's two branches)."""
+    if not expr.has(ITE):
+        return expr
+    return expr.replace(lambda e: isinstance(e, ITE),
+                        lambda e: sp.Or(sp.And(e.args[0], e.args[1]), sp.And(sp.Not(e.args[0]), e.args[2])))
+
+
 @functools.cache
 def lambdified(expr):
     """``(names, f)``: ``expr``'s free symbols by name, in sorted order, and a numpy function of them in that order
@@ -259,7 +270,7 @@ def lambdified(expr):
     (['a', 'b'], 7.0)
     """
     args = sorted(expr.free_symbols, key=lambda x: x.name)
-    return [a.name for a in args], sp.lambdify(args, expr, "numpy")
+    return [a.name for a in args], sp.lambdify(args, _without_ite(expr), "numpy")
 
 
 # -- families of equations with variants --------------------------------------------------------
