@@ -403,14 +403,11 @@ EVERY = [*prefill.EQUATIONS.values(), *speculation.EQUATIONS.values()]
 
 
 def _prepared(expr):
-    """``expr`` as the project's unit check (tests/test_units.py) takes it: tau, a sum of powers of the dimensionless
-    alpha_s, one dimensionless symbol, as any other sum of dimensionless symbols alone (1 - k/E), and each Piecewise
-    its finite branch."""
-    from test_units import _dimensionless_sum
+    """``expr`` as the project's unit check (tests/test_units.py) takes it, tau (a sum of powers of the
+    dimensionless alpha_s) first made one dimensionless symbol."""
+    from test_units import prepared
 
-    expr = expr.subs(speculation.tokens_per_step.expr, sp.Symbol("tau", positive=True))
-    expr = expr.replace(lambda e: isinstance(e, sp.Piecewise), lambda e: e.args[-1][0])
-    return expr.replace(_dimensionless_sum, lambda e: sp.Dummy("dimensionless", positive=True))
+    return prepared(expr.subs(speculation.tokens_per_step.expr, sp.Symbol("tau", positive=True)))
 
 
 @pytest.mark.parametrize("eq", EVERY, ids=[e.name for e in EVERY])

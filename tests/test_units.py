@@ -89,6 +89,13 @@ def _dimensionless_sum(expr):
                                                                           for x in expr.free_symbols)
 
 
+def prepared(expr):
+    """``expr`` as the check takes it: each Piecewise its finite branch, and each sum of dimensionless symbols alone
+    one positive dimensionless symbol."""
+    expr = expr.replace(lambda e: isinstance(e, sp.Piecewise), lambda e: e.args[-1][0])
+    return expr.replace(_dimensionless_sum, lambda e: sp.Dummy("dimensionless", positive=True))
+
+
 def test_every_symbol_has_a_unit_and_a_meaning():
     """The symbol table (shown on the notation page) gives every symbol a unit, a dimension and a meaning."""
     for q in s.TABLE.values():
@@ -113,9 +120,7 @@ for _e in EVERY:  # does not touch as they were, so nearly half the variants rep
 def test_equation_has_the_stated_unit(eqs):
     """The equation's unit, derived from its symbols' units, is the one it declares (every variant; the variants
     of one expression and dimension are one check, named by the first and how many more)."""
-    expr = eqs[0].expr.replace(lambda e: isinstance(e, sp.Piecewise), lambda e: e.args[-1][0])  # the finite branch
-    expr = expr.replace(_dimensionless_sum, lambda e: sp.Dummy("dimensionless", positive=True))
-    assert_unit(expr, eqs[0].dimension, ", ".join(_variant_id(e) for e in eqs))
+    assert_unit(prepared(eqs[0].expr), eqs[0].dimension, ", ".join(_variant_id(e) for e in eqs))
 
 
 def test_a_wrong_formula_fails_the_check():
