@@ -131,7 +131,7 @@ class Equation:
     def fast(self):
         """The numpy function of the arguments in order, unchecked (for benchmarks); built at its first use (a
         family's variant builds every equation of the family, and a caller evaluates one or two of them)."""
-        return sp.lambdify(self._syms, _without_ite(self.expr), "numpy", cse=True)
+        return sp.lambdify(self._syms, _without_ite(self.expr), "numpy")
 
     def __repr__(self):
         return f"<Equation {self.module + '.' if self.module else ''}{self.name}({', '.join(self.args)}) [{self.unit}]>"

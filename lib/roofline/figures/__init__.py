@@ -218,7 +218,8 @@ def use_style():
     """The book's look for every figure drawn from here on: :data:`STYLE`, and log axes labelled in plain
     text (:class:`PlainLogScale` registered as ``"log"``). In IPython, figures are shown as :func:`sharp_png`
     (twice their size in a palette, displayed at their size) in place of the inline backend's PNG. Each chapter
-    calls it once, in its first cell."""
+    calls it once, in its first cell, after its imports: in IPython it also freezes the heap those imports built
+    (:func:`_freeze_imports`)."""
     plt.rcParams.update(STYLE)
     scale.register_scale(PlainLogScale)
     try:
@@ -236,6 +237,18 @@ def use_style():
         # and again after each cell, should the inline backend be set up again (%config, %matplotlib)
         if _show_sharp not in shell.events.callbacks["post_run_cell"]:
             shell.events.register("post_run_cell", _show_sharp)
+        _freeze_imports()
+
+
+def _freeze_imports():
+    """Move every object alive now (a kernel's modules after a chapter's imports: some 160,000-200,000 of numpy's,
+    sympy's, matplotlib's and the library's) out of the garbage collector's reach (:func:`gc.freeze`, which takes
+    microseconds). They live as long as the kernel; left in, each full collection that the chapter's own work
+    triggers walks them all again: 0.1-0.16 s a chapter, against 0.01-0.03 s after. The imports leave almost no
+    garbage to keep by it (a full collection just after them finds under 20 unreachable objects)."""
+    import gc
+
+    gc.freeze()
 
 
 def _show_sharp(*_):
