@@ -36,8 +36,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import scale, ticker  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.transforms import Bbox  # noqa: E402
-# PIL is matplotlib's own; TIFF registered at once, so that PIL never loads its every other format
-from PIL import Image, TiffImagePlugin  # noqa: E402,F401
+from PIL import Image  # noqa: E402 (matplotlib's own dependency)
 
 from .._check import SUPERSCRIPT  # noqa: E402
 
@@ -149,12 +148,32 @@ def sharp_png(fig, bbox_inches="tight", scale=2, colors=256):
 
 
 def _drawn(fig, scale, bbox_inches):
-    """The figure drawn at ``scale`` times its dpi, as a PIL image: read back from an uncompressed TIFF (the same
-    pixels as a PNG, with no deflating or filtering)."""
-    buf = io.BytesIO()
-    fig.savefig(buf, format="tiff", dpi=scale * fig.dpi, bbox_inches=bbox_inches,
+    """The figure drawn at ``scale`` times its dpi, as a PIL image: the Agg canvas's own pixels, taken as matplotlib
+    writes them for ``format="rgba"``, with no file format between: an uncompressed TIFF written and read back made
+    a chapter figure's :func:`sharp_png` 59 ms against 51 ms, for the same PNG bytes."""
+    out = _Pixels()
+    fig.savefig(out, format="rgba", dpi=scale * fig.dpi, bbox_inches=bbox_inches,
                 facecolor=fig.get_facecolor(), edgecolor=fig.get_edgecolor())
-    return Image.open(buf, formats=["TIFF"])
+    return Image.fromarray(out.pixels, "RGBA")
+
+
+class _Pixels:
+    """A file for ``savefig(format="rgba")`` that keeps the canvas's buffer as an array (rows, columns, RGBA):
+    matplotlib's Agg backend writes it as one buffer of that shape. Anything else (a backend that writes bytes
+    without a shape) is refused, not guessed."""
+
+    pixels = None
+
+    def write(self, data):
+        pixels = np.asarray(data)
+        if pixels.dtype != np.uint8 or pixels.ndim != 3 or pixels.shape[2] != 4:
+            raise RuntimeError(f"savefig(format='rgba') wrote {pixels.dtype} of shape {pixels.shape}, not the "
+                               "(rows, columns, 4) buffer of matplotlib's Agg canvas")
+        self.pixels = pixels.copy()  # the canvas is drawn over at the next savefig
+        return pixels.nbytes
+
+    def seek(self, *_):  # matplotlib takes an object with seek and write for a file
+        return 0
 
 
 def _background(fig, mode):
