@@ -155,3 +155,33 @@ def test_a_live_figures_frame_is_sharp_and_leaves_its_widget_frame_as_it_was():
     assert frame.data[:4] == b"\x89PNG" and int.from_bytes(frame.data[16:20], "big") >= 2 * frame.width
     fig.update(marker_batch=2000)  # the same settings, drawn again on the Agg canvas the frame printed from
     assert fig.to_png() == widget
+
+
+def test_use_style_in_ipython_freezes_the_heap_the_imports_built(monkeypatch):
+    """In a kernel, use_style (a chapter's first cell, after its imports) freezes the objects alive then, so the
+    chapter's full garbage collections do not walk the imports' 160,000-200,000 objects again."""
+    import gc
+
+    import roofline.figures as rf
+    from IPython.core.interactiveshell import InteractiveShell
+
+    froze = []
+    monkeypatch.setattr(rf, "_freeze_imports", lambda: froze.append(True))
+    monkeypatch.setattr(rf.scale, "register_scale", lambda s: None)  # this worker's other tests keep matplotlib's log
+    with matplotlib.rc_context():
+        rf.use_style()  # outside IPython: style only
+        assert froze == []
+        shell = InteractiveShell.instance()
+        try:
+            rf.use_style()
+        finally:
+            shell.events.unregister("post_run_cell", rf._show_sharp)
+            InteractiveShell.clear_instance()
+    assert froze == [True]
+    monkeypatch.undo()
+    gc.unfreeze()
+    try:
+        rf._freeze_imports()
+        assert gc.get_freeze_count() > 10_000  # this worker's modules: numpy, sympy, matplotlib, the library
+    finally:
+        gc.unfreeze()

@@ -130,7 +130,9 @@ class Equation:
     @functools.cached_property
     def fast(self):
         """The numpy function of the arguments in order, unchecked (for benchmarks); built at its first use (a
-        family's variant builds every equation of the family, and a caller evaluates one or two of them)."""
+        family's variant builds every equation of the family, and a caller evaluates one or two of them). Printed
+        without common-subexpression elimination: with it, building all 322 took 0.7 s against 0.28 s, and a
+        chapter's evaluations (one number, or arrays of some hundreds) ran no faster."""
         return sp.lambdify(self._syms, _without_ite(self.expr), "numpy")
 
     def __repr__(self):
