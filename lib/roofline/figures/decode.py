@@ -349,16 +349,18 @@ class DecodeFigure(LiveFigure):
         """Draw ``ax``'s legend once into an image and pin it under both panels.
 
         The key never changes; pasted as an image it redraws in well under a millisecond,
-        where a live legend costs about a quarter of each redraw in text layout.
+        where a live legend costs about a quarter of each redraw in text layout. The image has the pixels of the
+        static frame (:func:`roofline.figures.sharp_png` draws at twice the figure's dpi), so the key there is as
+        sharp as the text around it; a widget's frame at the figure's own dpi scales it down.
         """
-        tmp = Figure(figsize=(16, 3), dpi=self.fig.dpi)  # room for the whole key, cropped below
+        tmp = Figure(figsize=(16, 3), dpi=2 * self.fig.dpi)  # room for the whole key, cropped below
         FigureCanvasAgg(tmp)
         tmp.patch.set_alpha(0)
         legend = tmp.legend(*ax.get_legend_handles_labels(), fontsize=10, frameon=False, ncols=2)
         tmp.canvas.draw()
         x0, y0, x1, y1 = np.round(legend.get_window_extent().extents).astype(int)
         rgba = np.asarray(tmp.canvas.buffer_rgba())
-        image = OffsetImage(rgba[len(rgba) - y1:len(rgba) - y0, x0:x1], zoom=72 / self.fig.dpi)
+        image = OffsetImage(rgba[len(rgba) - y1:len(rgba) - y0, x0:x1], zoom=72 / tmp.dpi)
         return self.fig.add_artist(AnnotationBbox(image, (0.5, 0.0), xycoords="figure fraction",
                                                   box_alignment=(0.5, 0.0), frameon=False, pad=0.2))
 
