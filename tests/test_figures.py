@@ -162,21 +162,29 @@ def test_use_style_in_ipython_freezes_the_heap_the_imports_built(monkeypatch):
     chapter's full garbage collections do not walk the imports' 160,000-200,000 objects again."""
     import gc
 
-    import roofline.figures as rf
+    import IPython
     from IPython.core.interactiveshell import InteractiveShell
+
+    import roofline.figures as rf
 
     froze = []
     monkeypatch.setattr(rf, "_freeze_imports", lambda: froze.append(True))
     monkeypatch.setattr(rf.scale, "register_scale", lambda s: None)  # this worker's other tests keep matplotlib's log
     with matplotlib.rc_context():
-        rf.use_style()  # outside IPython: style only
+        monkeypatch.setattr(IPython, "get_ipython", lambda: None)
+        rf.use_style()  # outside IPython: the style only
         assert froze == []
+        existed = InteractiveShell.initialized()  # another test of this worker may have made one
         shell = InteractiveShell.instance()
+        hooked = rf._show_sharp in shell.events.callbacks["post_run_cell"]
+        monkeypatch.setattr(IPython, "get_ipython", lambda: shell)
         try:
             rf.use_style()
         finally:
-            shell.events.unregister("post_run_cell", rf._show_sharp)
-            InteractiveShell.clear_instance()
+            if not hooked:
+                shell.events.unregister("post_run_cell", rf._show_sharp)
+            if not existed:
+                InteractiveShell.clear_instance()
     assert froze == [True]
     monkeypatch.undo()
     gc.unfreeze()
