@@ -99,7 +99,11 @@ class PlainLogScale(scale.LogScale):
         axis.set_minor_formatter(PlainLogFormatter(self.base, labelOnlyBase=(self.subs is not None)))
 
 
-def sharp_png(fig, bbox_inches="tight", scale=2, colors=256):
+PNG_SCALE = 2
+"""Pixels per CSS px of the book's figures: :func:`sharp_png` draws at this many times a figure's dpi."""
+
+
+def sharp_png(fig, bbox_inches="tight", scale=PNG_SCALE, colors=256):
     """``(png, size)``: the figure drawn at ``scale`` times its dpi and reduced to a palette of ``colors`` colours
     without dithering, and the width to show it at, ``{"width": px}`` at its own dpi (the height follows).
 
@@ -278,5 +282,5 @@ def _show_sharp(*_):
 
 from . import decode, live, memory, moe, pipeline, prefill, revnet, serving, training  # noqa: E402
 
-__all__ = ["STYLE", "OneTwoFiveLocator", "PlainLogFormatter", "PlainLogScale", "decode", "live", "memory", "moe", "pipeline",
+__all__ = ["PNG_SCALE", "STYLE", "OneTwoFiveLocator", "PlainLogFormatter", "PlainLogScale", "decode", "live", "memory", "moe", "pipeline",
            "plain_log_label", "prefill", "revnet", "serving", "sharp_png", "training", "use_style"]

@@ -23,6 +23,7 @@ from matplotlib.figure import Figure
 from matplotlib.offsetbox import AnnotationBbox, OffsetImage
 
 from .. import _check, decode, hardware, lecture, models, registry
+from . import PNG_SCALE
 from ..deployment import Deployment, deploy
 from .declare import (Mark, Panel, Plot, Point, Series, Span, Style, _keys, batch_axis, checkbox, curves, decades,
                       deployments, eq, high, inert_where, log_slider, low, maximum, ref, roofline_eq, select, setting,
@@ -350,10 +351,11 @@ class DecodeFigure(LiveFigure):
 
         The key never changes; pasted as an image it redraws in well under a millisecond,
         where a live legend costs about a quarter of each redraw in text layout. The image has the pixels of the
-        static frame (:func:`roofline.figures.sharp_png` draws at twice the figure's dpi), so the key there is as
-        sharp as the text around it; a widget's frame at the figure's own dpi scales it down.
+        static frame (:func:`roofline.figures.sharp_png` draws at :data:`~roofline.figures.PNG_SCALE` times the
+        figure's dpi), so the key there is as sharp as the text around it; a widget's frame at the figure's own dpi
+        scales it down.
         """
-        tmp = Figure(figsize=(16, 3), dpi=2 * self.fig.dpi)  # room for the whole key, cropped below
+        tmp = Figure(figsize=(16, 3), dpi=PNG_SCALE * self.fig.dpi)  # room for the whole key, cropped below
         FigureCanvasAgg(tmp)
         tmp.patch.set_alpha(0)
         legend = tmp.legend(*ax.get_legend_handles_labels(), fontsize=10, frameon=False, ncols=2)
