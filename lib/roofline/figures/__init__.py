@@ -22,10 +22,14 @@ STYLE = {
     "figure.figsize": (7.0, 4.0), "figure.dpi": 100, "savefig.dpi": 100,
     "font.size": 11, "axes.labelsize": 11, "axes.titlesize": 11,
     "xtick.labelsize": 10.5, "ytick.labelsize": 10.5, "legend.fontsize": 10, "legend.frameon": False,
+    "axes.titley": 1.0,
 }
 """matplotlib rcParams for the book's static figures: 700 px wide, at least the book's text column (about
 690 px at a 1280-px window), so no text is shrunk below 10 pt (:func:`use_style` applies it in each
-chapter's first cell)."""
+chapter's first cell). Titles sit at the axes' top (``axes.titley`` 1.0, matplotlib's default place) rather than
+being placed at each draw above whatever the top of the axes holds: no figure of the book has ticks, tick labels or
+an offset text there, and the placement measured every y tick label of a titled axes at each draw (16% of a
+figure's draw; the 37 static figures are the same bytes either way)."""
 
 import io  # noqa: E402
 import re  # noqa: E402
