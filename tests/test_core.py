@@ -303,3 +303,17 @@ def test_glue_in_a_kernel_keeps_the_order_of_printed_text_and_displays():
         assert shown == [("stream", "stdout", "a\ny = 2.5\n"), ("stream", "stderr", "err\n"),
                          ("display_data", "z", "'shown'"), ("stream", "stdout", "b\n")], shown
         assert hidden == [("x", "1.5"), ("y", "2.5")], hidden
+
+
+def test_same_is_cancels_verdict_and_refuses_what_is_not_an_expression():
+    import sympy as sp
+
+    x, y, a = sp.symbols("x y a", positive=True)
+    pairs = [(1 / x + 1 / y, (x + y) / (x * y)), (x / (x + y), 1 - y / (x + y)), (a**(x + 1), a * a**x),
+             (sp.sqrt(x) ** 2, x), (x, y), (x / (x + y), x / (x + 2 * y)), (decode.balance_batch, 2 * decode.balance_batch),
+             (sp.Max(x, y) + 1, 1 + sp.Max(y, x))]
+    for p, q in pairs:
+        assert symbols.same(p, q) == (sp.cancel(p - q) == 0), (p, q)
+    for bad in ("x", [x], sp.Eq(x, 1), None):
+        with pytest.raises(ValueError, match="a and b must be sympy expressions or numbers"):
+            symbols.same(bad, x)

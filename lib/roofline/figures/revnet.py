@@ -423,8 +423,10 @@ class AvalancheFigure(LiveFigure):
         sw, depth = self.state["weight_scale"], self.state["depth"]
         layers = np.arange(1, depth + 1)
         for name, kw in (("plain", {}), ("residual", {"residual": True})):
-            flips = revnet.mlp_avalanche(depth, weight_scale=sw, seed=self.seed, **kw)[0]
-            gain = revnet.mlp_avalanche(depth, weight_scale=sw, nudge=1e-8, seed=self.seed, **kw)[1]
+            # one batched pass, the same weights: the 1% nudge's flips and an infinitesimal one's gain
+            flips, gain = revnet.mlp_avalanche_runs(depth, weight_scale=sw, nudges=(1e-2, 1e-8), seeds=(self.seed,),
+                                                    **kw)
+            flips, gain = flips[0, 0], gain[0, 1]
             self.lines[name].set_data(layers, flips)
             self.lines["gain_" + name].set_data(layers, gain)
             self.state[name] = flips[-1]
