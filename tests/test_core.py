@@ -310,8 +310,8 @@ def test_same_is_cancels_verdict_and_refuses_what_is_not_an_expression():
 
     x, y, a = sp.symbols("x y a", positive=True)
     pairs = [(1 / x + 1 / y, (x + y) / (x * y)), (x / (x + y), 1 - y / (x + y)), (a**(x + 1), a * a**x),
-             (sp.sqrt(x) ** 2, x), (x, y), (x / (x + y), x / (x + 2 * y)), (decode.balance_batch, 2 * decode.balance_batch),
-             (sp.Max(x, y) + 1, 1 + sp.Max(y, x))]
+             (sp.sqrt(x) ** 2, x), (x, y), (x / (x + y), x / (x + 2 * y)),
+             (decode.balance_batch, 2 * decode.balance_batch), (sp.Max(x, y) + 1, 1 + sp.Max(y, x))]
     for p, q in pairs:
         assert symbols.same(p, q) == (sp.cancel(p - q) == 0), (p, q)
     for bad in ("x", [x], sp.Eq(x, 1), None):

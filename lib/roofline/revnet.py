@@ -451,7 +451,10 @@ def toy_sac(rounds, n_blocks=4096, seed=0, ideal=False):
         return (x << 16) | y
 
     changed = enc(blocks[:, None] ^ flips[None, :]) ^ enc(blocks)[:, None]    # n x 32 input flips
-    return ((changed[:, :, None] >> np.arange(32, dtype=np.uint32)) & 1).mean(axis=0)
+    # each output bit, lowest first, unpacked from the words' bytes (little-endian) and counted: the same shares as
+    # shifting out 32 x 32 bits a block and averaging them, in a third of the time
+    bits = np.unpackbits(changed.astype("<u4").view(np.uint8).reshape(n_blocks, 32, 4), axis=-1, bitorder="little")
+    return bits.sum(axis=0) / n_blocks
 
 
 def most_common(values):
