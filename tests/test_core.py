@@ -287,8 +287,12 @@ def test_glue_in_a_kernel_keeps_the_order_of_printed_text_and_displays():
               "print('a')\nglue('x', 1.5, display=False)\nkeep('y', 2.5, '.1f')\n"
               "import sys; print('err', file=sys.stderr)\nglue('z', 'shown')\nprint('b')")
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for _ in range(2)])
+    # and cells that print only at their end, and nothing: under the streams' lighter flush, which the first glue set
+    ends = ["print('end')", "x = 1", "import sys; print('last', sys.stdout._roofline_flush, sys.stderr._roofline_flush)"]
+    nb.cells += [nbformat.v4.new_code_cell(s) for s in ends]
     NotebookClient(nb, timeout=120, kernel_name="python3").execute()
-    for cell in nb.cells:  # the first glue installs the lighter flush; the second cell runs under it
+    assert [[o.text for o in c.outputs] for c in nb.cells[2:]] == [["end\n"], [], ["last True True\n"]]
+    for cell in nb.cells[:2]:  # the first glue installs the lighter flush; the second cell runs under it
         hidden, shown = [], []
         for o in cell.outputs:
             if o.output_type == "stream":
