@@ -193,3 +193,30 @@ def test_use_style_in_ipython_freezes_the_heap_the_imports_built(monkeypatch):
         assert gc.get_freeze_count() > 10_000  # this worker's modules: numpy, sympy, matplotlib, the library
     finally:
         gc.unfreeze()
+
+
+def test_log_locators_keep_every_tick_matplotlib_draws_and_build_fewer(monkeypatch):
+    """The book's log locators drop the ticks beyond the axis (roofline.figures._in_view): matplotlib draws the
+    same ticks, at the same places, on axes from a fraction of a decade to hundreds of decades, and builds fewer."""
+    import matplotlib.pyplot as plt
+
+    from roofline import figures
+
+    figures.use_style()
+    ranges = [(1, 10), (2, 2.5), (3, 3000), (63.1, 1.58e6), (1e-3, 1e3), (0.56, 1.78e5), (1e-2, 1e10), (1e-30, 1e30),
+              (5e3, 7)]
+
+    def drawn(lo, hi):
+        fig, ax = plt.subplots()
+        ax.set(xscale="log", yscale="log", xlim=(lo, hi), ylim=(lo, hi))
+        fig.canvas.draw()
+        locs = [[float(t.get_loc()) for t in axis._update_ticks()] for axis in (ax.xaxis, ax.yaxis)]
+        built = sum(len(a.majorTicks) + len(a.minorTicks) for a in (ax.xaxis, ax.yaxis))
+        plt.close(fig)
+        return locs, built
+
+    ours = [drawn(*r) for r in ranges]
+    monkeypatch.setattr(figures, "_in_view", lambda locs, vmin, vmax: locs)  # every tick LogLocator gives
+    theirs = [drawn(*r) for r in ranges]
+    assert [o[0] for o in ours] == [t[0] for t in theirs]
+    assert sum(o[1] for o in ours) < 0.8 * sum(t[1] for t in theirs), (ours, theirs)

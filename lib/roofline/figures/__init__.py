@@ -70,7 +70,33 @@ class PlainLogFormatter(ticker.LogFormatterSciNotation):
         return plain_log_label(super().__call__(x, pos))
 
 
-class OneTwoFiveLocator(ticker.LogLocator):
+def _in_view(locs, vmin, vmax):
+    """The ticks of ``locs`` that lie on a log axis from ``vmin`` to ``vmax``, give or take a millionth of its span
+    in decades: every tick matplotlib draws (it keeps those within 1e-10 of the span), without the ticks a decade
+    beyond either end that ``LogLocator`` adds, each of which matplotlib would build as five artists and lay out at
+    every draw only to leave it undrawn (a fifth to a third of a log figure's ticks)."""
+    lo, hi = sorted((vmin, vmax))
+    if not (lo > 0 and np.isfinite(hi) and hi > lo):
+        return locs
+    a, b = np.log10(lo), np.log10(hi)
+    pad = 1e-6 * (b - a)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        at = np.log10(locs)
+    return locs[(at >= a - pad) & (at <= b + pad)]
+
+
+class InViewLogLocator(ticker.LogLocator):
+    """matplotlib's ``LogLocator`` returning only the ticks on the axis (:func:`_in_view`); the same ticks drawn.
+
+    >>> [float(t) for t in InViewLogLocator().tick_values(3, 3000)]
+    [10.0, 100.0, 1000.0]
+    """
+
+    def tick_values(self, vmin, vmax):
+        return _in_view(np.asarray(super().tick_values(vmin, vmax)), vmin, vmax)
+
+
+class OneTwoFiveLocator(InViewLogLocator):
     """Minor ticks of a log axis at 2 and 5 of each decade (the 1-2-5 series); at 2, 3, ..., 9 where the axis
     spans under two decades, and none beyond ten, as matplotlib's own.
 
@@ -97,6 +123,7 @@ class PlainLogScale(scale.LogScale):
 
     def set_default_locators_and_formatters(self, axis):
         super().set_default_locators_and_formatters(axis)
+        axis.set_major_locator(InViewLogLocator(self.base))
         if self.subs is None:
             axis.set_minor_locator(OneTwoFiveLocator(self.base, subs="auto"))
         axis.set_major_formatter(PlainLogFormatter(self.base))
