@@ -79,6 +79,7 @@ FIGURE_S = 5.0
 SKIP = {
     "roofline.figures.PlainLogFormatter": "a matplotlib formatter: matplotlib calls it, with matplotlib's contract",
     "roofline.figures.OneTwoFiveLocator": "a matplotlib locator: matplotlib calls it, with matplotlib's contract",
+    "roofline.figures.InViewLogLocator": "a matplotlib locator: matplotlib calls it, with matplotlib's contract",
     "roofline.figures.PlainLogScale": "a matplotlib scale: matplotlib calls it, with matplotlib's contract",
     "roofline.web.write": "writes the page's script to a path",
     "roofline.web.main": "the command line: writes the generated script",
