@@ -220,8 +220,9 @@ def order(symbols):
 def same(a, b):
     """Whether ``a`` and ``b`` are the same function of their symbols: ``a - b`` over one denominator, with its
     numerator expanded to zero. As exact as ``sp.cancel(a - b) == 0``, without cancel's common factors (which it
-    finds only to throw away): chapter 8's break-even batch against the library's, 21 ms against 80 ms. A False
-    means the numerator did not expand to zero, so the two differ wherever their denominators are not zero.
+    finds only to throw away): chapter 8's break-even batch against the library's, 21 ms against 80 ms. A False says
+    only that the numerator did not expand to zero: as with cancel, identities between functions (sin² + cos² = 1)
+    are not used, so a chapter's check that fails is a difference to look at, not yet a proof of one.
 
     >>> x, y = sp.symbols("x y", positive=True)
     >>> same(1 / x + 1 / y, (x + y) / (x * y)), same(x / (x + y), 1 - y / (x + y)), same(x, y)
