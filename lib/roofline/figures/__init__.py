@@ -119,7 +119,11 @@ class OneTwoFiveLocator(InViewLogLocator):
 
 class PlainLogScale(scale.LogScale):
     """The ``"log"`` scale, labelled by :class:`PlainLogFormatter`, its minor ticks placed by
-    :class:`OneTwoFiveLocator` (registered by :func:`use_style`)."""
+    :class:`OneTwoFiveLocator` (registered by :func:`use_style`). Its constructor takes no axis, as matplotlib 3.11
+    asks of a scale (one that does is pending deprecation, with a warning at its registration)."""
+
+    def __init__(self, *, base=10, subs=None, nonpositive="clip"):
+        super().__init__(base=base, subs=subs, nonpositive=nonpositive)
 
     def set_default_locators_and_formatters(self, axis):
         super().set_default_locators_and_formatters(axis)
