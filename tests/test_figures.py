@@ -220,3 +220,27 @@ def test_log_locators_keep_every_tick_matplotlib_draws_and_build_fewer(monkeypat
     theirs = [drawn(*r) for r in ranges]
     assert [o[0] for o in ours] == [t[0] for t in theirs]
     assert sum(o[1] for o in ours) < 0.8 * sum(t[1] for t in theirs), (ours, theirs)
+
+
+def test_the_log_scale_builds_matplotlibs_log_norms_and_registers_without_a_warning():
+    """After use_style, "log" is the book's PlainLogScale: matplotlib builds a norm="log" from it (passing axis=None),
+    its options still apply, and registering it warns of nothing."""
+    import warnings
+
+    import matplotlib.pyplot as plt
+
+    from roofline import figures
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        figures.use_style()
+    fig, ax = plt.subplots()
+    ax.imshow(np.arange(1.0, 10.0).reshape(3, 3), norm="log")
+    ax.scatter([1, 2], [1, 2], c=[1, 100], norm="log")
+    ax.set_xscale("log", base=2, subs=[2, 5], nonpositive="mask")
+    scale = ax.xaxis._scale
+    assert (type(scale).__name__, scale.base, list(scale.subs)) == ("PlainLogScale", 2, [2, 5])
+    fig.canvas.draw()
+    plt.close(fig)
+    with pytest.raises(TypeError, match="unexpected keyword arguments"):
+        figures.PlainLogScale(bogus=1)

@@ -119,10 +119,14 @@ class OneTwoFiveLocator(InViewLogLocator):
 
 class PlainLogScale(scale.LogScale):
     """The ``"log"`` scale, labelled by :class:`PlainLogFormatter`, its minor ticks placed by
-    :class:`OneTwoFiveLocator` (registered by :func:`use_style`). Its constructor takes no axis, as matplotlib 3.11
-    asks of a scale (one that does is pending deprecation, with a warning at its registration)."""
+    :class:`OneTwoFiveLocator` (registered by :func:`use_style`). Its constructor names no axis, as matplotlib 3.11
+    asks of a scale (one that does is pending deprecation, with a warning at its registration); it still takes the
+    ``axis=None`` that matplotlib's own norms pass (``imshow(..., norm="log")`` builds its norm from the scale)."""
 
-    def __init__(self, *, base=10, subs=None, nonpositive="clip"):
+    def __init__(self, *, base=10, subs=None, nonpositive="clip", **given):
+        given.pop("axis", None)  # matplotlib's norms pass axis=None (colors.make_norm_from_scale)
+        if given:
+            raise TypeError(f"PlainLogScale got unexpected keyword arguments {sorted(given)}")
         super().__init__(base=base, subs=subs, nonpositive=nonpositive)
 
     def set_default_locators_and_formatters(self, axis):
