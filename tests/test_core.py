@@ -289,9 +289,17 @@ def test_glue_in_a_kernel_keeps_the_order_of_printed_text_and_displays():
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for _ in range(2)])
     # and cells that print only at their end, and nothing: under the streams' lighter flush, which the first glue set
     ends = ["print('end')", "x = 1", "import sys; print('last', sys.stdout._roofline_flush, sys.stderr._roofline_flush)"]
+    # and a cell that ends while the I/O thread's timed flush (0.2 s after its print) has taken its text but not yet
+    # sent it, the flush held there by a slow hook: its text must still come before the cell's end
+    slow = ("import threading, time\nheld = threading.Event()\n"
+            "sys.stdout.pub_thread.schedule(lambda: (sys.stdout.register_hook(lambda m: time.sleep(0.3) or m), "
+            "held.set()))\nassert held.wait(5)")
+    ends += [slow, "time.sleep(0.7)  # past the first moments after the lighter flush was set",
+             "print('held'); time.sleep(0.25)"]
     nb.cells += [nbformat.v4.new_code_cell(s) for s in ends]
     NotebookClient(nb, timeout=120, kernel_name="python3").execute()
-    assert [[o.text for o in c.outputs] for c in nb.cells[2:]] == [["end\n"], [], ["last True True\n"]]
+    assert [[o.text for o in c.outputs] for c in nb.cells[2:]] == [["end\n"], [], ["last True True\n"], [], [],
+                                                                  ["held\n"]]
     for cell in nb.cells[:2]:  # the first glue installs the lighter flush; the second cell runs under it
         hidden, shown = [], []
         for o in cell.outputs:

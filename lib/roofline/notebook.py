@@ -10,7 +10,9 @@ glue module pulls in ``nbformat`` and ``jsonschema`` (0.15 s in every kernel).
 """
 
 import functools
+import math
 import sys
+import time
 
 from . import _check, hardware, lecture, models, registry
 from .deployment import Deployment, deploy  # noqa: F401 (the chapters import deploy from here)
@@ -82,8 +84,36 @@ def glue(name, value, display=True):
             pub._roofline_hidden = False
 
 
+def _waiting(stream):
+    """Whether ``stream`` (ipykernel's ``OutStream``) may hold text its I/O thread has not yet queued to send: text
+    marked as waiting (``_flush_pending``, which the I/O thread clears as a flush *starts*, before it queues the
+    text), a flush still running on the I/O thread (counted by :func:`_watch`), or the moments after :func:`_watch`,
+    while a flush timer set before it may still fire uncounted. Read in that order, so a flush that starts between
+    the reads is seen. Anything else (a stream that is not ipykernel's): True."""
+    return (getattr(stream, "_flush_pending", True) or getattr(stream, "_roofline_flushing", 1) > 0
+            or time.monotonic() < getattr(stream, "_roofline_watched_until", math.inf))
+
+
+def _watch(stream):
+    """Count ``stream``'s flushes while they run (``_roofline_flushing``): ipykernel's I/O thread calls
+    ``stream._flush``, which clears the waiting mark first and queues the text last."""
+    flush_now = stream._flush
+
+    def counted():
+        stream._roofline_flushing += 1
+        try:
+            return flush_now()
+        finally:
+            stream._roofline_flushing -= 1
+
+    # a timer set before now calls the uncounted flush: waited for, two flush intervals
+    stream._roofline_watched_until = time.monotonic() + 2 * getattr(stream, "flush_interval", 0.2) + 0.1
+    stream._roofline_flushing = 0
+    stream._flush = counted
+
+
 def _flush_pending(stream):
-    if getattr(stream, "_flush_pending", True):  # ipykernel's mark of text not yet sent; anything else: flush
+    if _waiting(stream):  # text not yet queued, or possibly not; a stream that is not ipykernel's: always
         stream.flush()
 
 
@@ -94,7 +124,7 @@ def _flush_streams(pub):
 
 
 def _flush_if_pending(stream, flush):
-    if getattr(stream, "_flush_pending", True) or getattr(stream, "_subprocess_flush_pending", False):
+    if _waiting(stream) or getattr(stream, "_subprocess_flush_pending", False):
         flush()
 
 
@@ -112,22 +142,26 @@ def _flush_only_pending():
 
     The kernel also flushes both streams twice at the end of every cell, four waits for the I/O thread whether or
     not anything was printed: about 0.5 ms of a cell's 2.7 ms (measured over 200 one-line cells), 30-50 ms of a
-    chapter. A stream's flush now waits only where ipykernel marks text not yet sent (``_flush_pending``, set by a
-    write until the I/O thread takes the text). The cell's idle message goes out through the same I/O thread
-    after any text it is sending, so a client still has all of a cell's output when the cell ends. Elsewhere (a
-    terminal, a test) nothing is changed."""
+    chapter. A stream's flush now waits only where text may not yet be queued to send (:func:`_waiting`): marked as
+    waiting, or taken by a flush of the I/O thread that has not yet queued it. Every message goes out through that
+    one thread in the order queued, so a cell's idle message, queued after that wait, still follows all of its
+    text. (Skipping on the mark alone lost a line: the I/O thread's timed flush clears the mark before it queues the
+    text, and a cell that ended in between had its idle message sent first.) Elsewhere (a terminal, a test)
+    nothing is changed."""
     from IPython import get_ipython
 
     pub = getattr(get_ipython(), "display_pub", None)
     if pub is None or getattr(pub, "_flush_streams", None) is None:
         return None
+    for stream in (sys.stdout, sys.stderr):  # ipykernel's OutStream: it marks what waits to be sent
+        if (hasattr(stream, "_flush_pending") and callable(getattr(stream, "_flush", None))
+                and not getattr(stream, "_roofline_flush", False)):
+            _watch(stream)
+            stream.flush = functools.partial(_flush_if_pending, stream, stream.flush)
+            stream._roofline_flush = True
     if not getattr(pub, "_roofline_flush", False):
         pub._flush_streams = functools.partial(_flush_streams, pub)
         pub._roofline_flush = True
-    for stream in (sys.stdout, sys.stderr):  # ipykernel's OutStream: it marks what waits to be sent
-        if hasattr(stream, "_flush_pending") and not getattr(stream, "_roofline_flush", False):
-            stream.flush = functools.partial(_flush_if_pending, stream, stream.flush)
-            stream._roofline_flush = True
     return pub
 
 
