@@ -326,6 +326,6 @@ def test_same_is_cancels_verdict_and_refuses_what_is_not_an_expression():
              (decode.balance_batch, 2 * decode.balance_batch), (sp.Max(x, y) + 1, 1 + sp.Max(y, x))]
     for p, q in pairs:
         assert symbols.same(p, q) == (sp.cancel(p - q) == 0), (p, q)
-    for bad in ("x", [x], sp.Eq(x, 1), None):
+    for bad in ("x", [x], sp.Eq(x, 1), None, sp.Matrix([x]), sp.MatrixSymbol("M", 2, 2)):
         with pytest.raises(ValueError, match="a and b must be sympy expressions or numbers"):
             symbols.same(bad, x)

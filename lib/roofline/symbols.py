@@ -232,7 +232,7 @@ def same(a, b):
         exprs = sp.sympify(a, strict=True), sp.sympify(b, strict=True)
     except sp.SympifyError:
         exprs = ()
-    if not exprs or not all(isinstance(e, sp.Expr) for e in exprs):
+    if not exprs or not all(isinstance(e, sp.Expr) and not getattr(e, "is_Matrix", False) for e in exprs):
         raise ValueError(f"a and b must be sympy expressions or numbers; got {a!r:.60} and {b!r:.60}")
     a, b = exprs
     return sp.expand(sp.numer(sp.together(a - b))) == 0
