@@ -87,6 +87,7 @@ def _in_view(locs, vmin, vmax):
 
 class InViewLogLocator(ticker.LogLocator):
     """matplotlib's ``LogLocator`` returning only the ticks on the axis (:func:`_in_view`); the same ticks drawn.
+    ``ax.get_xticks()`` on a log axis therefore lists the ticks on the axis, not also the decade beyond each end.
 
     >>> [float(t) for t in InViewLogLocator().tick_values(3, 3000)]
     [10.0, 100.0, 1000.0]
