@@ -112,15 +112,11 @@ def _watch(stream):
     stream._flush = counted
 
 
-def _flush_pending(stream):
-    if _waiting(stream):  # text not yet queued, or possibly not; a stream that is not ipykernel's: always
-        stream.flush()
-
-
 def _flush_streams(pub):
+    # ipykernel's own: both streams flushed, each of which (an OutStream, patched first) waits only if text may wait
     if not getattr(pub, "_roofline_hidden", False):
-        _flush_pending(sys.stdout)
-        _flush_pending(sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
 
 
 def _flush_if_pending(stream, flush):
