@@ -11,12 +11,14 @@
 3. Execution time of each chapter notebook, top to bottom in a fresh kernel, against a notebook
    that runs only the chapter's import cell in a fresh kernel (kernel start-up and imports are the
    floor every reader pays), in interleaved pairs; min / median / max of each and of the ratio, pair by
-   pair. Goal: a median ratio of at most 1.5.
+   pair. Goal: a median ratio of at most 1.5. With ``--parts``, each chapter's own work split three ways:
+   running its cells at all (the same cells, emptied), drawing its figures, and the rest.
 4. With ``--suite RUNS`` (and ``--against REV``): the README's test command in fresh clones, one cold
    run (``.venv`` created and installed) and RUNS warm ones, two revisions interleaved. Goal: a warm
    median of at most 120 s on a 2-core machine.
 
     python benchmarks/bench.py --no-widgets --pairs 4                # chapters only
+    python benchmarks/bench.py --no-widgets --pairs 4 --parts        # ... and what their own work is made of
     python benchmarks/bench.py --no-widgets --no-chapters --suite 3 --against v-before
 """
 
@@ -157,11 +159,32 @@ def _stats(xs):
     return {"min": min(xs), "median": statistics.median(xs), "max": max(xs), "n": len(xs)}
 
 
-def bench_chapters(pairs=4, only=None):
+# With --parts: a cell after the import cell that stops the figures being drawn. Each figure is still built (its
+# data, its artists), and still shown, as a blank 1 x 1 PNG: what is left out is what sharp_png and a live figure's
+# to_png do (matplotlib's drawing, the palette, the PNG).
+NO_DRAWING = """\
+import roofline.figures as _figures, roofline.figures.live as _live
+from PIL import Image as _Image
+_png = __import__("io").BytesIO()
+_Image.new("RGBA", (1, 1)).save(_png, format="png")
+_BLANK = _png.getvalue()
+_figures.sharp_png = lambda fig, *a, **k: (_BLANK, {"width": 1})
+_live.LiveFigure.to_png = lambda self: _BLANK
+_figures._show_sharp()"""
+
+
+def bench_chapters(pairs=4, only=None, parts=False):
     """Each chapter against its import cell alone, both in a fresh kernel, in ``pairs`` interleaved pairs
     (chapter then imports, imports then chapter, ...), so a slow moment of the machine hits both; the
     ratio is taken pair by pair. Returns per chapter the min / median / max of each, and of the chapter's own work
-    (its time less the import cell's, pair by pair)."""
+    (its time less the import cell's, pair by pair).
+
+    With ``parts``, each round also runs the chapter with every code cell after the import cell emptied (``pass``:
+    what running that many cells costs, the kernel's and the client's messages, whatever the cells hold) and with
+    its figures built but not drawn (:data:`NO_DRAWING`), the four in a rotating order. The own work then splits
+    into ``cells_s`` (the emptied chapter less the import cell), ``drawing_s`` (the chapter less the one that does
+    not draw) and ``rest_s`` (what remains: the derivations, the numbers, the outputs), each taken round by
+    round."""
     import nbformat
     from nbclient import NotebookClient
 
@@ -183,20 +206,35 @@ def bench_chapters(pairs=4, only=None):
         first = next(c for c in nb.cells[1:] if c.cell_type == "code" and "import roofline" in c.source)
         imports = copy.deepcopy(nb)
         imports.cells = [copy.deepcopy(first)]
-        chapter_s, imports_s, ratios = [], [], []
+        runs = {"chapter": nb, "imports": imports}
+        if parts:
+            at = nb.cells.index(first)
+            runs["cells"] = copy.deepcopy(nb)
+            for cell in runs["cells"].cells[at + 1:]:
+                if cell.cell_type == "code":
+                    cell.source, cell.outputs = "pass", []
+            runs["undrawn"] = copy.deepcopy(nb)
+            runs["undrawn"].cells.insert(at + 1, nbformat.v4.new_code_cell(NO_DRAWING))
+        times = {name: [] for name in runs}
+        names = list(runs)
         for i in range(pairs):
-            if i % 2 == 0:
-                c, f = run(nb, path.parent), run(imports, path.parent)
-            else:
-                f, c = run(imports, path.parent), run(nb, path.parent)
-            chapter_s.append(c)
-            imports_s.append(f)
-            ratios.append(c / f)
+            # without parts: chapter then imports, then imports then chapter; with them, each order rotated
+            order = (names if i % 2 == 0 else names[::-1]) if not parts else names[i % 4:] + names[:i % 4]
+            for name in order:
+                times[name].append(run(runs[name], path.parent))
+        chapter_s, imports_s = times["chapter"], times["imports"]
+        ratios = [c / f for c, f in zip(chapter_s, imports_s)]
         # the chapter's own work, pair by pair: the part that is the chapter's, in seconds, which moves less than
         # the ratio when the machine's start-up and import times drift (they are both terms' floor)
         own = [c - f for c, f in zip(chapter_s, imports_s)]
         out[path.stem] = {"chapter_s": _stats(chapter_s), "imports_only_s": _stats(imports_s),
-                          "own_s": _stats(own), "ratio": _stats(ratios)}
+                          "own_s": _stats(own), "ratio": _stats(ratios), "code_cells": sum(
+                              c.cell_type == "code" for c in nb.cells[nb.cells.index(first) + 1:])}
+        if parts:
+            cells = [e - f for e, f in zip(times["cells"], imports_s)]
+            drawing = [c - u for c, u in zip(chapter_s, times["undrawn"])]
+            out[path.stem] |= {"cells_s": _stats(cells), "drawing_s": _stats(drawing),
+                               "rest_s": _stats([o - e - d for o, e, d in zip(own, cells, drawing)])}
     return out
 
 
@@ -246,6 +284,8 @@ def main():
     ap.add_argument("--no-widgets", action="store_true", help="skip the grid and the widget updates")
     ap.add_argument("--pairs", type=int, default=4, help="interleaved chapter / imports-only pairs (default 4)")
     ap.add_argument("--chapter", action="append", help="only chapters whose name starts with this (repeatable)")
+    ap.add_argument("--parts", action="store_true",
+                    help="split each chapter's own work: running its cells at all, drawing its figures, the rest")
     ap.add_argument("--suite", type=int, default=0, metavar="RUNS",
                     help="also time the README's test command in a fresh clone: one cold run, then RUNS warm")
     ap.add_argument("--against", metavar="REV", help="with --suite: a second clone at REV, runs interleaved")
@@ -254,7 +294,7 @@ def main():
     if not args.no_widgets:
         res |= {**bench_grid(), "live": bench_live_figures()}
     if not args.no_chapters:
-        res["chapters"] = bench_chapters(args.pairs, args.chapter)
+        res["chapters"] = bench_chapters(args.pairs, args.chapter, args.parts)
     if args.suite:
         res["suite"] = bench_suite(args.suite, args.against)
     if args.json:
@@ -273,6 +313,10 @@ def main():
         print(f"{name}: chapter {fmt.format(**r['chapter_s'])} s, its import cell alone {fmt.format(**r['imports_only_s'])}"
               f" s, its own work {fmt.format(**r['own_s'])} s, ratio {fmt.format(**r['ratio'])} (min / median / max"
               f" of {r['ratio']['n']} interleaved pairs; goal: median <= 1.5)")
+        if "cells_s" in r:
+            print(f"    its own work, median s: {r['code_cells']} cells run at all {r['cells_s']['median']:.2f}, "
+                  f"drawing its figures {r['drawing_s']['median']:.2f}, the rest {r['rest_s']['median']:.2f} "
+                  f"(own work less both, round by round)")
     for name, r in res.get("suite", {}).items():
         print(f"suite ({name}): cold {r['cold_s']:.0f} s; warm {r['warm']['min']:.0f} / {r['warm']['median']:.0f} / "
               f"{r['warm']['max']:.0f} s (min / median / max of {r['warm']['n']}; goal: median <= 120 s on 2 cores)"
