@@ -133,7 +133,7 @@ class Equation:
         family's variant builds every equation of the family, and a caller evaluates one or two of them). Printed
         without common-subexpression elimination: with it, building all 322 took 0.7 s against 0.28 s, and a
         chapter's evaluations (one number, or arrays of some hundreds) ran no faster. Built without a docstring
-        (:data:`_LAMBDIFY`)."""
+        (``_LAMBDIFY``)."""
         return sp.lambdify(self._syms, _without_ite(self.expr), "numpy", **_LAMBDIFY)
 
     def __repr__(self):
