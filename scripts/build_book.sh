@@ -6,5 +6,11 @@
 # --keep-going reports every warning before failing, not just the first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-jupyter-book build . --config book/_config.yml --toc book/_toc.yml --warningiserror --nitpick --keep-going
+if ! jupyter-book build . --config book/_config.yml --toc book/_toc.yml --warningiserror --nitpick --keep-going; then
+  # Sphinx keeps what it read in _build/.doctrees, and the next build re-reads only the pages whose sources
+  # changed: a warning from a docstring (the API page) would not come again, and a rebuild with nothing fixed
+  # would pass. Removed, the next build reads every page again.
+  rm -rf _build/.doctrees
+  exit 1
+fi
 echo "The book is at $(pwd)/_build/html/index.html"
