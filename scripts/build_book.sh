@@ -7,9 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! jupyter-book build . --config book/_config.yml --toc book/_toc.yml --warningiserror --nitpick --keep-going; then
-  # Sphinx keeps what it read in _build/.doctrees, and the next build re-reads only the pages whose sources
-  # changed: a warning from a docstring (the API page) would not come again, and a rebuild with nothing fixed
-  # would pass. Removed, the next build reads every page again.
+  # Sphinx saves what it read in _build/.doctrees even when the build fails, and the next build re-reads only
+  # the pages whose sources changed: the failed build's warnings would not come again, and a rebuild with nothing
+  # fixed would pass (as it did after a docstring's broken reference). Removed, the next build reads every page.
   rm -rf _build/.doctrees
   exit 1
 fi

@@ -255,8 +255,8 @@ class Equation:
 
 _LAMBDIFY = {"docstring_limit": 0}
 """How the library lambdifies: without the generated function's docstring, which sympy otherwise fills with the
-expression and the source code printed a second time (the functions are the library's own, never shown). Over the
-registry's 115 equations: 0.65 ms an equation against 1.0 ms."""
+expression and the source code printed a second time (the functions are the library's own, never shown): the
+registry's 115 equations' functions build in 73 ms against 106 ms (median of 5)."""
 
 
 def _without_ite(expr):
