@@ -209,8 +209,8 @@ def bench_chapters(pairs=4, only=None, parts=False):
         imports = copy.deepcopy(nb)
         imports.cells = [copy.deepcopy(first)]
         runs = {"chapter": nb, "imports": imports}
+        at = nb.cells.index(first)
         if parts:
-            at = nb.cells.index(first)
             runs["cells"] = copy.deepcopy(nb)
             for cell in runs["cells"].cells[at + 1:]:
                 if cell.cell_type == "code":
@@ -231,7 +231,7 @@ def bench_chapters(pairs=4, only=None, parts=False):
         own = [c - f for c, f in zip(chapter_s, imports_s)]
         out[path.stem] = {"chapter_s": _stats(chapter_s), "imports_only_s": _stats(imports_s),
                           "own_s": _stats(own), "ratio": _stats(ratios), "code_cells": sum(
-                              c.cell_type == "code" for c in nb.cells[nb.cells.index(first) + 1:])}
+                              c.cell_type == "code" for c in nb.cells[at + 1:])}
         if parts:
             cells = [e - f for e, f in zip(times["cells"], imports_s)]
             drawing = [c - u for c, u in zip(chapter_s, times["undrawn"])]
