@@ -148,6 +148,27 @@ def test_sharp_pngs_tight_box_holds_what_is_drawn_past_the_canvas():
         assert min(rows[0], cols[0], image.size[1] - 1 - rows[-1], image.size[0] - 1 - cols[-1]) >= pad - 1
 
 
+def test_sharp_png_draws_a_figure_as_laid_out_the_same_every_time():
+    """A figure whose texts and key lie on its canvas is drawn on the canvas, not grown: its axes' labels, which sit
+    at the canvas's edge until matplotlib first draws them, do not grow it, nor push a key anchored to the figure
+    down under a gap. Drawn again, it is the same PNG."""
+    import io
+
+    from PIL import Image
+
+    from roofline.figures import sharp_png
+
+    fig = Figure(figsize=(7.0, 4.0), dpi=100)
+    ax = fig.subplots()
+    draw_latency(ax, LECTURE, BATCH, len_ctx=256)
+    fig.legend(*ax.get_legend_handles_labels(), loc="lower center", ncols=3, frameon=False)
+    fig.subplots_adjust(bottom=0.35)
+    first, size = sharp_png(fig)
+    assert sharp_png(fig) == (first, size)
+    width, height = Image.open(io.BytesIO(first)).size
+    assert height <= 2 * 400 and width <= 2 * 700  # the canvas at twice its dpi, cut to the ink
+
+
 def test_a_live_figures_frame_is_sharp_and_leaves_its_widget_frame_as_it_was():
     fig = DecodeFigure(LECTURE, len_ctx=256, marker_batch=2000)
     widget = fig.to_png()

@@ -175,9 +175,13 @@ def sharp_png(fig, bbox_inches="tight", scale=PNG_SCALE, colors=256):
     if bbox_inches == "tight":  # drawn once, on the canvas grown to hold any text or legend set past it
         pixels = _drawn(fig, scale, _drawing_region(fig))
         box = _content_box(pixels, fig, scale)
-        # ink at the edge may run past it (a tick label past the canvas): matplotlib's own tight box, which measures
-        # every artist, at the cost of a second draw
-        pixels = _drawn(fig, scale, "tight") if box is None else _padded_crop(pixels, box, fig)
+        if box is None:  # ink at the edge may run past it (a tick label, an axis's label past the canvas): drawn
+            # again, at the cost of a second draw, on matplotlib's own tight box, which measures every artist, and
+            # cut to the ink as any other (that box also holds the empty parts of the axes, a text's whole line)
+            pixels = _drawn(fig, scale, "tight")
+            box = _content_box(pixels, fig, scale)
+        if box is not None:
+            pixels = _padded_crop(pixels, box, fig)
     else:
         pixels = _drawn(fig, scale, None)
     width = pixels.shape[1]
@@ -245,13 +249,19 @@ def _content_box(pixels, fig, scale):
 
 
 def _drawing_region(fig):
-    """The part of the figure to draw, in inches: None (the canvas) where every text and legend of the figure (its
-    own, or an axes' title, labels or legend) lies on the canvas; else the canvas grown to hold them, with a
-    margin (a legend set below the plot, a second y axis's label beside it)."""
+    """The part of the figure to draw, in inches: None (the canvas) where every text, legend and other artist of the
+    figure's own (a key pasted as an image), and every axes' title, legend and text (a note, an arrow's label), lies
+    on the canvas; else the canvas grown to hold them, with a margin (a legend set below the plot, a note above it).
+
+    The axes' labels are left out: matplotlib places them at each drawing, beside the tick labels, and until the
+    first they sit at the canvas's edge, where they grew every figure measured before it was drawn (and a legend
+    anchored to the figure moved down with the grown canvas, under a gap). One the drawing puts past the edge (a
+    second y axis's label) reaches the edge of the drawn pixels, and :func:`sharp_png` then takes matplotlib's own
+    tight box."""
     renderer = fig._get_renderer()  # the canvas's, or an Agg one for a figure made without pyplot
-    artists = [*fig.texts, *fig.legends]
+    artists = [*fig.texts, *fig.legends, *fig.artists]
     for ax in fig.axes:
-        artists += [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label, ax.get_legend()]
+        artists += [ax.title, ax._left_title, ax._right_title, ax.get_legend(), *ax.texts]
     boxes = [a.get_window_extent(renderer) for a in artists
              if a is not None and a.get_visible() and not (hasattr(a, "get_text") and not a.get_text())]
     canvas = fig.bbox
