@@ -180,8 +180,9 @@ def draw_drain_times(ax, tiers, marks=()):
     ax.invert_yaxis()
     for seconds, label in marks:
         ax.axvline(seconds, color="tab:red", ls="--", lw=1)
-        ax.annotate(label, (seconds, -0.6), xytext=(3, 0), textcoords="offset points", fontsize=10,
-                    color="tab:red", va="bottom", annotation_clip=False)
+        # above the axes' top edge, clear of the frame line (set at the top bar, it ran through the label)
+        ax.annotate(label, (seconds, 1.0), xycoords=("data", "axes fraction"), xytext=(3, 2),
+                    textcoords="offset points", fontsize=10, color="tab:red", va="bottom", annotation_clip=False)
     ax.set(xscale="log", xlabel="drain time, s (capacity / read bandwidth)")
     return times
 
