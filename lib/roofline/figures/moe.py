@@ -159,7 +159,8 @@ def draw_cable_density(ax, trays_per_side=2, cables_per_tray=2, title=""):
     for side, x in ((0, 0.0), (1, 7.0)):
         for t in range(trays_per_side):
             y = 0.2 + t * h
-            _box(ax, x, y, 2.0, h * 0.75, "GPUs" if trays_per_side > 2 else "GPU tray", fill=GPU_FILL, fs=9)
+            # the box is narrower than "GPU tray" at 9 pt: the name on two lines, inside it
+            _box(ax, x, y, 2.0, h * 0.75, "GPUs" if trays_per_side > 2 else "GPU\ntray", fill=GPU_FILL, fs=9)
             for c in range(cables_per_tray):
                 lane = (t * cables_per_tray + c + 1) * gap
                 cx = x + 2.0 + lane if side == 0 else x - lane
