@@ -167,6 +167,20 @@ def test_sharp_png_draws_a_figure_as_laid_out_the_same_every_time():
     assert sharp_png(fig) == (first, size)
     width, height = Image.open(io.BytesIO(first)).size
     assert height <= 2 * 400 and width <= 2 * 700  # the canvas at twice its dpi, cut to the ink
+    # measured as matplotlib measures its tight box, the axes' limits set, before any drawing: a note in data units
+    # (in the unset limits, 0 to 1, it sat hundreds of inches away), and an arrow's label past the canvas, its
+    # point in data units (unset limits hid it, and its last word was cut)
+    fig = Figure(figsize=(7.0, 4.0), dpi=100)
+    ax = fig.subplots()
+    ax.plot([0, 1000], [0, 1000])
+    ax.text(500, 500, "a note in data units")
+    ax.annotate("a label past the right edge", xy=(500, 500), xytext=(1.02, 0.5), textcoords="axes fraction",
+                arrowprops={"arrowstyle": "->"})
+    png, _ = sharp_png(fig)
+    assert sharp_png(fig)[0] == png
+    full = io.BytesIO()
+    fig.savefig(full, format="png", dpi=200, bbox_inches="tight")
+    assert abs(Image.open(io.BytesIO(png)).size[0] - Image.open(full).size[0]) <= 24
 
 
 def test_a_live_figures_frame_is_sharp_and_leaves_its_widget_frame_as_it_was():

@@ -173,7 +173,7 @@ def sharp_png(fig, bbox_inches="tight", scale=PNG_SCALE, colors=256):
     if bbox_inches not in (None, "tight"):
         raise ValueError(f"bbox_inches must be None or 'tight'; got {bbox_inches!r}")
     if bbox_inches == "tight":  # drawn once, on the canvas grown to hold any text or legend set past it
-        pixels = _drawn(fig, scale, _drawing_region(fig))
+        pixels = _drawn(fig, scale, _drawing_region(fig, scale))
         box = _content_box(pixels, fig, scale)
         if box is None:  # ink at the edge may run past it (a tick label, an axis's label past the canvas): drawn
             # again, at the cost of a second draw, on matplotlib's own tight box, which measures every artist, and
@@ -248,27 +248,32 @@ def _content_box(pixels, fig, scale):
     return (int(cols[0]) - pad, int(rows[0]) - pad, int(cols[-1]) + 1 + pad, int(rows[-1]) + 1 + pad)
 
 
-def _drawing_region(fig):
-    """The part of the figure to draw, in inches: None (the canvas) where every text, legend and other artist of the
-    figure's own (a key pasted as an image), and every axes' title, legend and text (a note, an arrow's label), lies
-    on the canvas; else the canvas grown to hold them, with a margin (a legend set below the plot, a note above it).
+def _drawing_region(fig, scale=1):
+    """The part of the figure to draw, in inches: None (the canvas) where everything drawn lies on it; else the
+    canvas grown to hold it, with a margin (a legend set below the plot, a note beneath it, a second y axis's label
+    beside it).
 
-    The axes' labels are left out: matplotlib places them at each drawing, beside the tick labels, and until the
-    first they sit at the canvas's edge, where they grew every figure measured before it was drawn (and a legend
-    anchored to the figure moved down with the grown canvas, under a gap). One the drawing puts past the edge (a
-    second y axis's label) reaches the edge of the drawn pixels, and :func:`sharp_png` then takes matplotlib's own
-    tight box."""
-    renderer = fig._get_renderer()  # the canvas's, or an Agg one for a figure made without pyplot
-    artists = [*fig.texts, *fig.legends, *fig.artists]
-    for ax in fig.axes:
-        artists += [ax.title, ax._left_title, ax._right_title, ax.get_legend(), *ax.texts]
-    boxes = [a.get_window_extent(renderer) for a in artists
-             if a is not None and a.get_visible() and not (hasattr(a, "get_text") and not a.get_text())]
-    canvas = fig.bbox
-    if all(b.x0 >= canvas.x0 - 0.5 and b.y0 >= canvas.y0 - 0.5 and b.x1 <= canvas.x1 + 0.5
-           and b.y1 <= canvas.y1 + 0.5 for b in boxes):
+    What is drawn is measured as matplotlib measures it for ``bbox_inches="tight"`` (``Figure.get_tightbbox``), at
+    ``scale`` times the figure's dpi, on the renderer the drawing at that dpi then reuses (an Agg canvas keeps its
+    renderer while its size and dpi stay), so that each text is laid out once: the axes' limits set and their
+    labels placed, as a drawing places them. Measured before the first drawing without that, the labels sat at the
+    canvas's edge and grew every figure (and a legend anchored to the figure moved down with the grown canvas,
+    under a gap); a text in data units sat where the unset limits (0 to 1) put it."""
+    dpi = fig.dpi
+    fig.dpi = scale * dpi
+    try:
+        box = fig.get_tightbbox(fig._get_renderer())  # the canvas's renderer, or an Agg one for a figure without pyplot
+    finally:
+        fig.dpi = dpi
+    width, height = fig.get_size_inches()
+    slack = 0.5 / dpi  # half a pixel at the figure's own dpi
+    if box.x0 >= -slack and box.y0 >= -slack and box.x1 <= width + slack and box.y1 <= height + slack:
         return None
-    grown = Bbox.union([canvas, *boxes]).transformed(fig.dpi_scale_trans.inverted())
+    grown = Bbox.union([Bbox([[0, 0], [width, height]]), box])
+    if grown.width > 10 * width or grown.height > 10 * height:
+        raise ValueError(f"the figure's artists reach over {grown.width:.3g} x {grown.height:.3g} inches, more than ten "
+                         f"times the figure's {width:.3g} x {height:.3g}: an artist placed far outside it (a text in "
+                         "data units outside the axes' limits?)")
     return grown.padded(2 * plt.rcParams["savefig.pad_inches"])
 
 
