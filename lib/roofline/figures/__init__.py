@@ -172,12 +172,11 @@ def sharp_png(fig, bbox_inches="tight", scale=PNG_SCALE, colors=256):
         raise ValueError(f"colors must be a whole number from 2 to 256; got {colors!r}")
     if bbox_inches not in (None, "tight"):
         raise ValueError(f"bbox_inches must be None or 'tight'; got {bbox_inches!r}")
-    if bbox_inches == "tight":  # drawn once, on the canvas grown to hold any text or legend set past it
+    if bbox_inches == "tight":  # drawn once, on the canvas grown to hold whatever is drawn past it
         pixels = _drawn(fig, scale, _drawing_region(fig, scale))
         box = _content_box(pixels, fig, scale)
-        if box is None:  # ink at the edge may run past it (a tick label, an axis's label past the canvas): drawn
-            # again, at the cost of a second draw, on matplotlib's own tight box, which measures every artist, and
-            # cut to the ink as any other (that box also holds the empty parts of the axes, a text's whole line)
+        if box is None:  # ink at the edge all the same (a frame drawn round the figure's edge): drawn again, at the
+            # cost of a second draw, on matplotlib's own tight box with its padding, and cut to the ink as any other
             pixels = _drawn(fig, scale, "tight")
             box = _content_box(pixels, fig, scale)
         if box is not None:
