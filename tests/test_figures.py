@@ -181,6 +181,11 @@ def test_sharp_png_draws_a_figure_as_laid_out_the_same_every_time():
     full = io.BytesIO()
     fig.savefig(full, format="png", dpi=200, bbox_inches="tight")
     assert abs(Image.open(io.BytesIO(png)).size[0] - Image.open(full).size[0]) <= 24
+    # a text placed far outside the figure is named, not drawn on a canvas of thousands of inches
+    ax.set(xlim=(0, 1000), ylim=(0, 1000))
+    ax.text(1e6, 500, "far away")
+    with pytest.raises(ValueError, match="more than ten times the figure's 7 x 4"):
+        sharp_png(fig)
 
 
 def test_a_live_figures_frame_is_sharp_and_leaves_its_widget_frame_as_it_was():

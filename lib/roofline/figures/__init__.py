@@ -247,7 +247,7 @@ def _content_box(pixels, fig, scale):
     return (int(cols[0]) - pad, int(rows[0]) - pad, int(cols[-1]) + 1 + pad, int(rows[-1]) + 1 + pad)
 
 
-def _drawing_region(fig, scale=1):
+def _drawing_region(fig, scale):
     """The part of the figure to draw, in inches: None (the canvas) where everything drawn lies on it; else the
     canvas grown to hold it, with a margin (a legend set below the plot, a note beneath it, a second y axis's label
     beside it).
