@@ -12,7 +12,8 @@
    that runs only the chapter's import cell in a fresh kernel (kernel start-up and imports are the
    floor every reader pays), in interleaved pairs; min / median / max of each and of the ratio, pair by
    pair. Goal: a median ratio of at most 1.5. With ``--parts``, each chapter's own work split three ways:
-   running its cells at all (the same cells, emptied), drawing its figures, and the rest.
+   running its cells at all (the same cells, emptied), drawing its figures, and the rest; and what splitting its
+   code into cells costs (the chapter against the same code, outputs and all, run as one cell).
 4. With ``--suite RUNS`` (and ``--against REV``): the README's test command in fresh clones, one cold
    run (``.venv`` created and installed) and RUNS warm ones, two revisions interleaved. Goal: a warm
    median of at most 120 s on a 2-core machine.
@@ -173,6 +174,44 @@ _live.LiveFigure.to_png = lambda self: _BLANK
 _figures._show_sharp()"""
 
 
+def joined(nb, at):
+    """A copy of notebook ``nb`` whose code cells after cell ``at`` (the import cell) run as one cell, with the same
+    outputs: each cell's value that IPython would show (its last statement an expression, not None) is shown with
+    ``display``, as an output of the one cell. Its markdown cells are left out (a client skips them anyway).
+
+    The chapter less this notebook is what splitting the code into cells costs: for each cell, the kernel's and
+    the client's messages, IPython's input transforms and compilation of the cell's text, its streams' flushes."""
+    import ast
+
+    import nbformat
+
+    parts = []
+    for i, cell in enumerate(nb.cells[at + 1:], at + 1):
+        if cell.cell_type != "code":
+            continue
+        try:
+            body = ast.parse(cell.source).body
+        except SyntaxError:
+            raise ValueError(f"cell {i} is not plain Python (a magic?): the chapter cannot be run as one cell") from None
+        last = body[-1] if body else None
+        if isinstance(last, ast.Expr) and not cell.source.rstrip().endswith(";"):
+            lines = cell.source.splitlines()
+            head = "\n".join(lines[:last.lineno - 1] + [lines[last.lineno - 1][:last.col_offset]])
+            value = ast.get_source_segment(cell.source, last)
+            parts.append(f"{head}\n__shown = (\n{value}\n)\nif __shown is not None:\n    display(__shown)")
+        else:
+            parts.append(cell.source)
+    out = copy.deepcopy(nb)
+    out.cells = out.cells[:at + 1] + [nbformat.v4.new_code_cell("\n".join(parts))]
+    return out
+
+
+def _shown(nb):
+    """How many outputs other than printed text ``nb``'s cells hold, executed."""
+    return sum(o.output_type in ("display_data", "execute_result") for c in nb.cells if c.cell_type == "code"
+               for o in c.outputs)
+
+
 def bench_chapters(pairs=4, only=None, parts=False):
     """Each chapter against its import cell alone, both in a fresh kernel, in ``pairs`` interleaved pairs
     (chapter then imports, imports then chapter, ...), so a slow moment of the machine hits both; the
@@ -181,10 +220,12 @@ def bench_chapters(pairs=4, only=None, parts=False):
 
     With ``parts``, each round also runs the chapter with every code cell after the import cell emptied (``pass``:
     what running that many cells costs, the kernel's and the client's messages, whatever the cells hold) and with
-    its figures built but not drawn (:data:`NO_DRAWING`), the four in a rotating order. The own work then splits
-    into ``cells_s`` (the emptied chapter less the import cell), ``drawing_s`` (the chapter less the one that does
-    not draw) and ``rest_s`` (what remains: the derivations, the numbers, the outputs), each taken round by
-    round. Each part is a difference of two runs of 2-4 s, and moves by about 0.1 s over four rounds: chapter 4's
+    its figures built but not drawn (:data:`NO_DRAWING`), and as one cell (:func:`joined`), the five in a rotating
+    order. The own work then splits into ``cells_s`` (the emptied chapter less the import cell), ``drawing_s`` (the
+    chapter less the one that does not draw) and ``rest_s`` (what remains: the derivations, the numbers, the
+    outputs), each taken round by round; apart from that split, ``split_s`` is the chapter less its code run as one
+    cell (what its cells cost beyond the work in them, for the same outputs: the first round checks that both show
+    as many) and ``joined_ratio`` the one cell's time over the import cell's. Each part is a difference of two runs of 2-4 s, and moves by about 0.1 s over four rounds: chapter 4's
     31 emptied cells once read 0.02 s, where 200 one-line cells take 3.2 ms each (0.10 s for 31). Compare parts
     over more rounds, or between chapters only where they differ by more than that."""
     import nbformat
@@ -194,10 +235,11 @@ def bench_chapters(pairs=4, only=None, parts=False):
         # the kernel stopped at once after its last cell: ipykernel 7's shutdown now and then hangs joining its
         # control thread, and jupyter_client waits 2.5 s before it terminates the kernel (an import-only run then
         # read 5.0 s against 2.2 s, in about one run in ten)
+        nb = copy.deepcopy(nb)
         start = time.perf_counter()
-        NotebookClient(copy.deepcopy(nb), timeout=600, kernel_name="python3", shutdown_kernel="immediate",
+        NotebookClient(nb, timeout=600, kernel_name="python3", shutdown_kernel="immediate",
                        resources={"metadata": {"path": str(folder)}}).execute()
-        return time.perf_counter() - start
+        return time.perf_counter() - start, nb
 
     out = {}
     for path in sorted(REPO.glob("notebooks/*.ipynb")):
@@ -217,13 +259,20 @@ def bench_chapters(pairs=4, only=None, parts=False):
                     cell.source, cell.outputs = "pass", []
             runs["undrawn"] = copy.deepcopy(nb)
             runs["undrawn"].cells.insert(at + 1, nbformat.v4.new_code_cell(NO_DRAWING))
+            runs["joined"] = joined(nb, at)
         times = {name: [] for name in runs}
         names = list(runs)
         for i in range(pairs):
             # without parts: chapter then imports, then imports then chapter; with them, each order rotated
-            order = (names if i % 2 == 0 else names[::-1]) if not parts else names[i % 4:] + names[:i % 4]
+            order = (names if i % 2 == 0 else names[::-1]) if not parts else names[i:] + names[:i]
+            shown = {}
             for name in order:
-                times[name].append(run(runs[name], path.parent))
+                seconds, done = run(runs[name], path.parent)
+                times[name].append(seconds)
+                shown[name] = _shown(done)
+            if parts and i == 0 and shown["joined"] != shown["chapter"]:
+                raise RuntimeError(f"{path.stem} run as one cell showed {shown['joined']} outputs, against "
+                                   f"{shown['chapter']} in its cells: the comparison would not be like for like")
         chapter_s, imports_s = times["chapter"], times["imports"]
         ratios = [c / f for c, f in zip(chapter_s, imports_s)]
         # the chapter's own work, pair by pair: the part that is the chapter's, in seconds, which moves less than
@@ -236,7 +285,9 @@ def bench_chapters(pairs=4, only=None, parts=False):
             cells = [e - f for e, f in zip(times["cells"], imports_s)]
             drawing = [c - u for c, u in zip(chapter_s, times["undrawn"])]
             out[path.stem] |= {"cells_s": _stats(cells), "drawing_s": _stats(drawing),
-                               "rest_s": _stats([o - e - d for o, e, d in zip(own, cells, drawing)])}
+                               "rest_s": _stats([o - e - d for o, e, d in zip(own, cells, drawing)]),
+                               "split_s": _stats([c - j for c, j in zip(chapter_s, times["joined"])]),
+                               "joined_ratio": _stats([j / f for j, f in zip(times["joined"], imports_s)])}
     return out
 
 
@@ -319,6 +370,8 @@ def main():
             print(f"    its own work, median s: {r['code_cells']} cells run at all {r['cells_s']['median']:.2f}, "
                   f"drawing its figures {r['drawing_s']['median']:.2f}, the rest {r['rest_s']['median']:.2f} "
                   f"(own work less both, round by round)")
+            print(f"    its code in {r['code_cells']} cells rather than one, the same outputs: "
+                  f"{r['split_s']['median']:.2f} s more; as one cell, ratio {fmt.format(**r['joined_ratio'])}")
     for name, r in res.get("suite", {}).items():
         print(f"suite ({name}): cold {r['cold_s']:.0f} s; warm {r['warm']['min']:.0f} / {r['warm']['median']:.0f} / "
               f"{r['warm']['max']:.0f} s (min / median / max of {r['warm']['n']}; goal: median <= 120 s on 2 cores)"
