@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from conftest import VIEWPORT, page_id
 
@@ -263,11 +264,14 @@ def test_search_finds_a_chapter(browser, base_url):
     context = browser.new_context(viewport=VIEWPORT)
     try:
         page = context.new_page()
-        page.goto(base_url + "search.html?q=roofline", wait_until="networkidle")
-        page.wait_for_selector("#search-results ul.search li", timeout=10_000)
-        hits = page.evaluate("() => Array.from(document.querySelectorAll('#search-results ul.search li a'))"
-                             ".map(a => a.getAttribute('href'))")
-        assert any("notebooks/01_batch_size" in h for h in hits), hits
+        page.goto(base_url + "search.html?q=roofline", wait_until="load")
+        # the results are listed one by one after the load: waited for until chapter 1's is among them
+        hits = "() => Array.from(document.querySelectorAll('#search-results ul.search li a'), a => a.getAttribute('href'))"
+        try:
+            page.wait_for_function(f"() => ({hits})().some(h => h.includes('notebooks/01_batch_size'))", timeout=10_000)
+        except PlaywrightTimeout:
+            found = page.evaluate(hits)
+            pytest.fail(f"chapter 1 not among the {len(found)} results after 10 s; the first: {found[:10]}")
     finally:
         context.close()
 
