@@ -192,7 +192,8 @@ def joined(nb, at):
         try:
             body = ast.parse(cell.source).body
         except SyntaxError:
-            raise ValueError(f"cell {i} is not plain Python (a magic?): the chapter cannot be run as one cell") from None
+            raise ValueError(f"cell {i} is not plain Python (a magic?): the chapter cannot be run as one "
+                             "cell") from None
         last = body[-1] if body else None
         if isinstance(last, ast.Expr) and not cell.source.rstrip().endswith(";"):
             lines = cell.source.splitlines()

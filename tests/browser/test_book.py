@@ -266,7 +266,8 @@ def test_search_finds_a_chapter(browser, base_url):
         page = context.new_page()
         page.goto(base_url + "search.html?q=roofline", wait_until="load")
         # the results are listed one by one after the load: waited for until chapter 1's is among them
-        hits = "() => Array.from(document.querySelectorAll('#search-results ul.search li a'), a => a.getAttribute('href'))"
+        hits = ("() => Array.from(document.querySelectorAll('#search-results ul.search li a'), "
+                "a => a.getAttribute('href'))")
         try:
             page.wait_for_function(f"() => ({hits})().some(h => h.includes('notebooks/01_batch_size'))", timeout=10_000)
         except PlaywrightTimeout:
