@@ -197,7 +197,9 @@ def joined(nb, at):
         last = body[-1] if body else None
         if isinstance(last, ast.Expr) and not cell.source.rstrip().endswith(";"):
             lines = cell.source.splitlines()
-            head = "\n".join(lines[:last.lineno - 1] + [lines[last.lineno - 1][:last.col_offset]])
+            # what precedes the value on its first line (col_offset counts UTF-8 bytes, not characters)
+            before = lines[last.lineno - 1].encode()[:last.col_offset].decode()
+            head = "\n".join(lines[:last.lineno - 1] + [before])
             value = ast.get_source_segment(cell.source, last)
             parts.append(f"{head}\n__shown = (\n{value}\n)\nif __shown is not None:\n    display(__shown)")
         else:
@@ -226,9 +228,10 @@ def bench_chapters(pairs=4, only=None, parts=False):
     chapter less the one that does not draw) and ``rest_s`` (what remains: the derivations, the numbers, the
     outputs), each taken round by round; apart from that split, ``split_s`` is the chapter less its code run as one
     cell (what its cells cost beyond the work in them, for the same outputs: the first round checks that both show
-    as many) and ``joined_ratio`` the one cell's time over the import cell's. Each part is a difference of two runs of 2-4 s, and moves by about 0.1 s over four rounds: chapter 4's
-    31 emptied cells once read 0.02 s, where 200 one-line cells take 3.2 ms each (0.10 s for 31). Compare parts
-    over more rounds, or between chapters only where they differ by more than that."""
+    as many) and ``joined_ratio`` the one cell's time over the import cell's. Each part is a difference of two runs
+    of 2-4 s, and moves by about 0.1 s over four rounds: chapter 4's 31 emptied cells once read 0.02 s, where 200
+    one-line cells take 3.2 ms each (0.10 s for 31). Compare parts over more rounds, or between chapters only where
+    they differ by more than that."""
     import nbformat
     from nbclient import NotebookClient
 
@@ -264,8 +267,10 @@ def bench_chapters(pairs=4, only=None, parts=False):
         times = {name: [] for name in runs}
         names = list(runs)
         for i in range(pairs):
-            # without parts: chapter then imports, then imports then chapter; with them, each order rotated
-            order = (names if i % 2 == 0 else names[::-1]) if not parts else names[i:] + names[:i]
+            if parts:  # each round the order rotated by one
+                order = names[i % len(names):] + names[:i % len(names)]
+            else:  # chapter then imports, then imports then chapter
+                order = names if i % 2 == 0 else names[::-1]
             shown = {}
             for name in order:
                 seconds, done = run(runs[name], path.parent)

@@ -24,6 +24,7 @@ def test_joined_runs_a_chapters_code_as_one_cell_showing_what_each_cell_showed(b
         nbformat.v4.new_markdown_cell("prose"),
         code("x = 2\nx * 3"),                                  # shown: 6
         code("y = [x,\n     4]; (y[0] +\n  y[1])  # a comment"),  # shown: 6, its value over two lines
+        code("s = '×é'; len(s)"),                              # shown: 2, after characters of two bytes each
         code("print('no value')"),                             # None: nothing shown
         code("z = x\nz;"),                                     # a trailing semicolon: nothing shown
         code("def f():\n    return 7\nf()"),                   # shown: 7
@@ -33,7 +34,7 @@ def test_joined_runs_a_chapters_code_as_one_cell_showing_what_each_cell_showed(b
     assert [c.cell_type for c in one.cells] == ["code", "code"]  # the markdown left out
     shown, printed = [], []
     exec(one.cells[-1].source, {"display": shown.append, "print": printed.append})
-    assert shown == [6, 6, 7]
+    assert shown == [6, 6, 2, 7]
     assert printed == ["no value"]
 
 
